@@ -1,0 +1,79 @@
+package audit
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Row is one line of an audit table: stable field name → value (numbers,
+// strings, bools). The field names are the `--json` schema, so keep them
+// stable and document them in the README.
+type Row map[string]any
+
+// Table is one audit's output: the rows, the column order for humans, and
+// notes that say which assumptions produced the numbers.
+type Table struct {
+	ID      string   `json:"id"`
+	Title   string   `json:"title"`
+	Columns []string `json:"columns"`
+	Rows    []Row    `json:"rows"`
+	Notes   []string `json:"notes,omitempty"`
+	// Verdict summarises the audit when it tests a claim ("consistent",
+	// "inconsistent", "gap", …); empty when the table only reports numbers.
+	Verdict string `json:"verdict,omitempty"`
+}
+
+// Options are passed to every registered audit.
+type Options struct {
+	Seed    uint64
+	Quick   bool   // reduced trial counts (tests, CI)
+	DataDir string // where user-supplied datasets live ("" = defaults)
+}
+
+// Entry is an audit a paper package registers.
+type Entry struct {
+	Paper string
+	ID    string // unique within the paper
+	Title string
+	Run   func(Options) (Table, error)
+}
+
+var (
+	regMu   sync.Mutex
+	entries = map[string][]Entry{}
+)
+
+// Register adds an audit for a paper; a duplicate ID panics.
+func Register(e Entry) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if e.Paper == "" || e.ID == "" || e.Run == nil {
+		panic(fmt.Sprintf("audit: incomplete entry %+v", e))
+	}
+	for _, x := range entries[e.Paper] {
+		if x.ID == e.ID {
+			panic("audit: duplicate entry " + e.Paper + "/" + e.ID)
+		}
+	}
+	entries[e.Paper] = append(entries[e.Paper], e)
+}
+
+// Entries returns a paper's audits in registration order.
+func Entries(paper string) []Entry {
+	regMu.Lock()
+	defer regMu.Unlock()
+	return append([]Entry(nil), entries[paper]...)
+}
+
+// RegisteredPapers lists papers with at least one audit, sorted.
+func RegisteredPapers() []string {
+	regMu.Lock()
+	defer regMu.Unlock()
+	var out []string
+	for p := range entries {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}

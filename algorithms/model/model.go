@@ -1,0 +1,68 @@
+// Package model holds the differentiable models of fedrepro with analytic
+// gradients: multinomial logistic regression and a multi-layer perceptron
+// (ReLU, optional dropout), plus per-example gradients for DP-SGD.
+//
+// Parameters are a flat []float64 owned by the caller, so that federated
+// algorithms can average, clip, extrapolate and add noise to them with plain
+// vector code. A Model value holds only its shape and scratch buffers; it is
+// not safe for concurrent use: make one per goroutine with Clone.
+package model
+
+import "math/rand/v2"
+
+// Batch is a view of N examples of D features (row-major X) with labels Y.
+type Batch struct {
+	X    []float64
+	Y    []int
+	N, D int
+}
+
+// Row returns the features of example i.
+func (b Batch) Row(i int) []float64 { return b.X[i*b.D : (i+1)*b.D] }
+
+// Loss selects how class scores become a loss.
+type Loss int
+
+const (
+	// CrossEntropy is softmax cross-entropy on the logits.
+	CrossEntropy Loss = iota
+	// DoubleSoftmax reproduces the upstream Upcycled-FL code: the network
+	// ends in a Softmax layer and torch's CrossEntropyLoss applies
+	// log-softmax again, so the loss is CE(softmax(softmax(z)), y).
+	DoubleSoftmax
+)
+
+func (l Loss) String() string {
+	switch l {
+	case CrossEntropy:
+		return "cross-entropy"
+	case DoubleSoftmax:
+		return "double-softmax"
+	}
+	return "unknown-loss"
+}
+
+// Model is a classifier with analytic gradients.
+type Model interface {
+	// NumParams is the length of the parameter vector.
+	NumParams() int
+	// Classes is the number of output classes.
+	Classes() int
+	// InputDim is the number of input features.
+	InputDim() int
+	// Init writes initial parameters drawn from r.
+	Init(p []float64, r *rand.Rand)
+	// LossGrad returns the mean loss over the batch and, when grad is not
+	// nil, overwrites grad with the gradient of that mean. r drives
+	// stochastic layers (dropout); r == nil means evaluation mode.
+	LossGrad(p []float64, b Batch, grad []float64, r *rand.Rand) float64
+	// PerExampleGrads writes the gradient of example i's loss into
+	// g[i*NumParams():(i+1)*NumParams()] and its loss into loss[i] (when
+	// loss is not nil). Same r convention as LossGrad.
+	PerExampleGrads(p []float64, b Batch, g []float64, loss []float64, r *rand.Rand)
+	// Predict writes class probabilities, row-major N×Classes, into out
+	// (evaluation mode).
+	Predict(p []float64, b Batch, out []float64)
+	// Clone returns an independent model of the same shape (own scratch).
+	Clone() Model
+}

@@ -1,0 +1,133 @@
+// Package proofs is the registry of executable claim checks.
+//
+// Every theoretical statement of a paper (a lemma, a theorem, a formula, an
+// erratum found while reading) becomes a Claim whose Check runs a
+// computation — a gopter property, a Monte-Carlo experiment, an exact
+// enumeration — and returns a Verdict computed from what it found. The
+// sub-packages proofs/<paper> register their claims in init; tests compare
+// each verdict with the expectation recorded in golden/<paper>/claims.yaml,
+// so a test fails when a verdict changes, not when a paper is wrong.
+package proofs
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Verdict is the outcome of a claim check.
+type Verdict string
+
+const (
+	// Holds: the computation found no violation where the claim applies.
+	Holds Verdict = "holds"
+	// Refuted: the computation found a counterexample or a wrong value.
+	Refuted Verdict = "refuted"
+	// HoldsWithErratum: the claim holds once a stated typo or missing
+	// condition is fixed; Evidence says which.
+	HoldsWithErratum Verdict = "holds-with-erratum"
+	// Inconclusive: the check could not decide (e.g. Monte-Carlo interval
+	// straddles the claimed value, or assumptions never met).
+	Inconclusive Verdict = "inconclusive"
+)
+
+// Valid reports whether v is one of the four verdicts.
+func (v Verdict) Valid() bool {
+	switch v {
+	case Holds, Refuted, HoldsWithErratum, Inconclusive:
+		return true
+	}
+	return false
+}
+
+// Config tunes a check run.
+type Config struct {
+	// Seed names the random streams of the check (rng.New(Seed, claimID, ...)).
+	Seed uint64
+	// Quick asks for the reduced sample sizes used by `go test -short` and
+	// CI; a quick run must reach the same verdict as a full one.
+	Quick bool
+}
+
+// Result is what a check found.
+type Result struct {
+	Verdict  Verdict
+	Evidence string
+	// Values holds the named numbers behind the verdict (JSON-encodable:
+	// numbers, strings, bools, and maps/slices of them).
+	Values map[string]any
+}
+
+// Claim is one registered statement with its check.
+type Claim struct {
+	ID        string // "<paper>/<slug>", unique
+	Paper     string
+	Source    string // where in the paper: "Lemma 1, §5.1"
+	Statement string // the claim in the paper's terms
+	Check     func(Config) Result
+}
+
+var (
+	mu     sync.Mutex
+	claims = map[string]Claim{}
+)
+
+// Register adds a claim; it panics on a duplicate or malformed ID, which is
+// a programming error caught by any test that imports the package.
+func Register(c Claim) {
+	mu.Lock()
+	defer mu.Unlock()
+	if c.ID == "" || c.Paper == "" || c.Check == nil {
+		panic(fmt.Sprintf("proofs: incomplete claim %+v", c))
+	}
+	if _, dup := claims[c.ID]; dup {
+		panic("proofs: duplicate claim " + c.ID)
+	}
+	claims[c.ID] = c
+}
+
+// Claims returns the claims of a paper (all papers when paper == ""),
+// sorted by ID.
+func Claims(paper string) []Claim {
+	mu.Lock()
+	defer mu.Unlock()
+	var out []Claim
+	for _, c := range claims {
+		if paper == "" || c.Paper == paper {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Papers lists the papers that have registered claims.
+func Papers() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	set := map[string]bool{}
+	for _, c := range claims {
+		set[c.Paper] = true
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Run executes a claim's check, turning a panic into an Inconclusive
+// result that says so (a crashing check must not look like a verdict).
+func Run(c Claim, cfg Config) (res Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = Result{Verdict: Inconclusive, Evidence: fmt.Sprintf("check panicked: %v", r)}
+		}
+	}()
+	res = c.Check(cfg)
+	if !res.Verdict.Valid() {
+		res = Result{Verdict: Inconclusive, Evidence: fmt.Sprintf("check returned invalid verdict %q: %s", res.Verdict, res.Evidence)}
+	}
+	return res
+}
