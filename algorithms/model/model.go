@@ -42,20 +42,29 @@ func (l Loss) String() string {
 	return "unknown-loss"
 }
 
-// Model is a classifier with analytic gradients.
-type Model interface {
+// Differentiable is what local training needs: a parameter count and a
+// mean-loss gradient over a batch. Classifiers (Model) and non-classifiers
+// such as the diffusion denoiser both satisfy it, so the FL engine and the
+// optimizers work with either.
+type Differentiable interface {
 	// NumParams is the length of the parameter vector.
 	NumParams() int
+	// LossGrad returns the mean loss over the batch and, when grad is not
+	// nil, overwrites grad with the gradient of that mean. r drives
+	// stochastic parts (dropout, diffusion time steps and noise); r == nil
+	// means evaluation mode where that makes sense.
+	LossGrad(p []float64, b Batch, grad []float64, r *rand.Rand) float64
+}
+
+// Model is a classifier with analytic gradients.
+type Model interface {
+	Differentiable
 	// Classes is the number of output classes.
 	Classes() int
 	// InputDim is the number of input features.
 	InputDim() int
 	// Init writes initial parameters drawn from r.
 	Init(p []float64, r *rand.Rand)
-	// LossGrad returns the mean loss over the batch and, when grad is not
-	// nil, overwrites grad with the gradient of that mean. r drives
-	// stochastic layers (dropout); r == nil means evaluation mode.
-	LossGrad(p []float64, b Batch, grad []float64, r *rand.Rand) float64
 	// PerExampleGrads writes the gradient of example i's loss into
 	// g[i*NumParams():(i+1)*NumParams()] and its loss into loss[i] (when
 	// loss is not nil). Same r convention as LossGrad.
