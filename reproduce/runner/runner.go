@@ -1,0 +1,267 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Func executes one run. It must draw all randomness from streams derived
+// from the run's labels and seed, never from shared state, so that results
+// do not depend on which worker runs it or when.
+type Func func(ctx context.Context, r Run) (*Outcome, error)
+
+// Options control Execute.
+type Options struct {
+	// Dir is the results root.
+	Dir string
+	// Workers is the pool size; ≤ 0 means all cores.
+	Workers int
+	// Shard and Shards select every Shards-th run starting at Shard
+	// (1-based, 1 ≤ Shard ≤ Shards); Shards ≤ 1 runs everything.
+	Shard, Shards int
+	// Force reruns runs whose results exist.
+	Force bool
+	// Progress receives a progress line (nil: silent).
+	Progress io.Writer
+}
+
+// ParseShard parses "i/n" with 1 ≤ i ≤ n.
+func ParseShard(s string) (i, n int, err error) {
+	if s == "" {
+		return 1, 1, nil
+	}
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard %q: want i/n with 1 ≤ i ≤ n, e.g. 2/8", s)
+	}
+	return i, n, nil
+}
+
+// Summary counts what Execute did.
+type Summary struct {
+	Total   int // runs in this shard
+	Skipped int // results already present
+	Ran     int
+	Failed  int
+	Errors  []error
+	Elapsed time.Duration
+}
+
+// SelectShard returns the runs of shard i of n (1-based), in order.
+func SelectShard(runs []Run, i, n int) []Run {
+	if n <= 1 {
+		return runs
+	}
+	var out []Run
+	for j, r := range runs {
+		if j%n == i-1 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Execute runs every run of the selected shard that has no stored result,
+// on a pool of workers, writing each result atomically. A failing run is
+// reported in Summary.Errors and leaves no file; the others still run.
+// The returned error is non-nil when any run failed or ctx was cancelled.
+func Execute(ctx context.Context, runs []Run, fn Func, opts Options) (Summary, error) {
+	start := time.Now()
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if err := r.Validate(); err != nil {
+			return Summary{}, err
+		}
+		p := r.Path(opts.Dir)
+		if seen[p] {
+			return Summary{}, fmt.Errorf("two runs share the result path %s", p)
+		}
+		seen[p] = true
+	}
+	runs = SelectShard(runs, opts.Shard, opts.Shards)
+	sum := Summary{Total: len(runs)}
+	var todo []Run
+	for _, r := range runs {
+		if !opts.Force && haveResult(r, opts.Dir) {
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, r)
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	workers = min(workers, max(len(todo), 1))
+
+	prog := newProgress(opts.Progress, len(todo), sum.Skipped)
+	jobs := make(chan Run)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range jobs {
+				err := runOne(ctx, r, fn, opts.Dir)
+				mu.Lock()
+				if err != nil {
+					sum.Failed++
+					sum.Errors = append(sum.Errors, err)
+				} else {
+					sum.Ran++
+				}
+				prog.step(err != nil)
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, r := range todo {
+		select {
+		case jobs <- r:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	prog.done()
+	sum.Elapsed = time.Since(start)
+	sort.Slice(sum.Errors, func(i, j int) bool { return sum.Errors[i].Error() < sum.Errors[j].Error() })
+	if err := ctx.Err(); err != nil {
+		return sum, fmt.Errorf("interrupted after %d of %d runs: %w", sum.Ran+sum.Failed, len(todo), err)
+	}
+	if sum.Failed > 0 {
+		return sum, fmt.Errorf("%d of %d runs failed; first: %w", sum.Failed, len(todo), sum.Errors[0])
+	}
+	return sum, nil
+}
+
+// haveResult reports whether a readable result with the run's config hash
+// is stored. A result for another configuration is not reused.
+func haveResult(r Run, dir string) bool {
+	res, err := ReadResult(r.Path(dir))
+	if err != nil {
+		return false
+	}
+	h, err := r.ConfigHash()
+	return err == nil && res.ConfigHash == h
+}
+
+func runOne(ctx context.Context, r Run, fn Func, dir string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("run %s panicked: %v", r.ID(), p)
+		}
+	}()
+	hash, err := r.ConfigHash()
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	out, err := fn(ctx, r)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", r.ID(), err)
+	}
+	if out == nil {
+		return fmt.Errorf("run %s: no outcome", r.ID())
+	}
+	res := Result{
+		Run: r, ConfigHash: hash,
+		Rounds: out.Rounds, Final: out.Final, Counters: out.Counters, Extra: out.Extra,
+		WallSeconds: time.Since(t0).Seconds(),
+		CodeVersion: CodeVersion(),
+	}
+	return WriteResult(r.Path(dir), &res)
+}
+
+// WriteResult stores res at path atomically: it writes a temporary file in
+// the same directory, syncs it and renames it into place.
+func WriteResult(path string, res *Result) error {
+	b, err := json.MarshalIndent(res, "", " ")
+	if err != nil {
+		return fmt.Errorf("encoding result %s: %w", path, err)
+	}
+	return WriteFileAtomic(path, append(b, '\n'))
+}
+
+// WriteFileAtomic writes data to path via a synced temporary file and a
+// rename, so readers see the old file or the new one, never a mix.
+func WriteFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// ReadResult loads one stored result.
+func ReadResult(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var res Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &res, nil
+}
+
+// Load reads the results of the given runs from dir. Missing results are
+// listed in missing (not an error: a shard may not have run yet).
+func Load(runs []Run, dir string) (results []*Result, missing []Run, err error) {
+	for _, r := range runs {
+		res, rerr := ReadResult(r.Path(dir))
+		if errors.Is(rerr, os.ErrNotExist) {
+			missing = append(missing, r)
+			continue
+		}
+		if rerr != nil {
+			return nil, nil, rerr
+		}
+		h, herr := r.ConfigHash()
+		if herr != nil {
+			return nil, nil, herr
+		}
+		if res.ConfigHash != h {
+			missing = append(missing, r)
+			continue
+		}
+		results = append(results, res)
+	}
+	return results, missing, nil
+}
