@@ -1,0 +1,238 @@
+// Package paper is the registry through which each paper's reproduction
+// plugs into the CLI: a Paper says which runs a scale needs (Plan), how to
+// execute one (Exec), how to turn results into reports/<paper>/ (Report),
+// and which final metrics the golden gate watches (Gates).
+//
+// Reproduce, Compare and UpdateGolden are the generic flows behind
+// `fedrepro reproduce`, `fedrepro compare` and `make golden`.
+package paper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/fedrepro/fedrepro/reproduce/gate"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
+)
+
+// Options are the user's choices for one invocation.
+type Options struct {
+	Scale      string
+	Workers    int
+	Shard      int // 1-based; with Shards ≤ 1 everything runs
+	Shards     int
+	DataDir    string // user-supplied datasets ("" = defaults)
+	SharedDir  string // the project's ../shared (released upstream data)
+	ResultsDir string // default "results"
+	ReportsDir string // default "reports"
+	Force      bool
+	Progress   io.Writer // nil = quiet
+	Log        io.Writer // notes for the user (skipped datasets, …); nil = discard
+}
+
+// Logf writes a note to o.Log when set.
+func (o Options) Logf(format string, a ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, format+"\n", a...)
+	}
+}
+
+// Experiment describes one experiment of a scale for `fedrepro list`.
+type Experiment struct {
+	Name        string
+	Description string
+	Runs        int
+}
+
+// Paper is one paper's reproduction.
+type Paper struct {
+	Name  string
+	Title string
+	// Scales in increasing cost; the second is the default when present.
+	Scales       []string
+	DefaultScale string
+	// Plan returns every run of o.Scale (before sharding).
+	Plan func(o Options) ([]runner.Run, error)
+	// Exec prepares (loads data once) and returns the run function.
+	Exec func(o Options) (runner.Func, error)
+	// Report writes reports/<paper>/ from the results of every planned run.
+	Report func(o Options, results []*runner.Result) error
+	// Gates are the final metrics the golden gate compares.
+	Gates []gate.Metric
+	// Describe lists the experiments of a scale.
+	Describe func(scale string) ([]Experiment, error)
+}
+
+var (
+	mu     sync.Mutex
+	papers = map[string]*Paper{}
+)
+
+// Register adds a paper; duplicates panic.
+func Register(p *Paper) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := papers[p.Name]; dup {
+		panic("paper: duplicate " + p.Name)
+	}
+	papers[p.Name] = p
+}
+
+// Lookup finds a registered paper.
+func Lookup(name string) (*Paper, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	p, ok := papers[name]
+	return p, ok
+}
+
+// Names lists the registered papers, sorted.
+func Names() []string {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]string, 0, len(papers))
+	for n := range papers {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Normalize fills defaults and validates the scale.
+func (p *Paper) Normalize(o Options) (Options, error) {
+	if o.Scale == "" {
+		o.Scale = p.DefaultScale
+	}
+	ok := false
+	for _, s := range p.Scales {
+		ok = ok || s == o.Scale
+	}
+	if !ok {
+		return o, fmt.Errorf("paper %s has no scale %q (scales: %v)", p.Name, o.Scale, p.Scales)
+	}
+	if o.ResultsDir == "" {
+		o.ResultsDir = "results"
+	}
+	if o.ReportsDir == "" {
+		o.ReportsDir = "reports"
+	}
+	if o.Shards < 1 {
+		o.Shard, o.Shards = 1, 1
+	}
+	return o, nil
+}
+
+// ErrIncomplete is returned when results are missing for a report.
+var ErrIncomplete = errors.New("results incomplete")
+
+// Execute plans the scale and runs what is missing (one shard of it).
+func (p *Paper) Execute(ctx context.Context, o Options) ([]runner.Run, runner.Summary, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return nil, runner.Summary{}, err
+	}
+	runs, err := p.Plan(o)
+	if err != nil {
+		return nil, runner.Summary{}, err
+	}
+	fn, err := p.Exec(o)
+	if err != nil {
+		return nil, runner.Summary{}, err
+	}
+	sum, err := runner.Execute(ctx, runs, fn, runner.Options{
+		Dir: o.ResultsDir, Workers: o.Workers, Shard: o.Shard, Shards: o.Shards, Force: o.Force, Progress: o.Progress,
+	})
+	return runs, sum, err
+}
+
+// Reproduce runs the scale (resuming) and, unless sharded, writes the
+// report from all results.
+func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return runner.Summary{}, err
+	}
+	runs, sum, err := p.Execute(ctx, o)
+	if err != nil {
+		return sum, err
+	}
+	if o.Shards > 1 {
+		o.Logf("shard %d/%d done (%d runs, %d reused); run without --shard once every shard has finished to write the report", o.Shard, o.Shards, sum.Ran, sum.Skipped)
+		return sum, nil
+	}
+	results, missing, err := runner.Load(runs, o.ResultsDir)
+	if err != nil {
+		return sum, err
+	}
+	if len(missing) > 0 {
+		return sum, fmt.Errorf("%w: %d of %d runs have no result (first: %s)", ErrIncomplete, len(missing), len(runs), missing[0].ID())
+	}
+	return sum, p.Report(o, results)
+}
+
+// GoldenPath is golden/<paper>/<scale>/results.json under root.
+func GoldenPath(root, paper, scale string) string {
+	return filepath.Join(root, paper, scale, "results.json")
+}
+
+// Fresh collects the gated metrics of the scale's results, running what is
+// missing first when run is true.
+func (p *Paper) Fresh(ctx context.Context, o Options, run bool) (*gate.File, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := p.Plan(o)
+	if err != nil {
+		return nil, err
+	}
+	if run {
+		if _, _, err := p.Execute(ctx, o); err != nil {
+			return nil, err
+		}
+	}
+	results, missing, err := runner.Load(runs, o.ResultsDir)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: %d of %d runs of %s/%s have no result in %s (first: %s)", ErrIncomplete, len(missing), len(runs), p.Name, o.Scale, o.ResultsDir, missing[0].ID())
+	}
+	return gate.Collect(p.Name, o.Scale, p.Gates, results)
+}
+
+// Compare checks the scale's results against golden/<paper>/<scale>.
+func (p *Paper) Compare(ctx context.Context, o Options, goldenRoot string, run bool) ([]gate.Finding, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return nil, err
+	}
+	golden, err := gate.Read(GoldenPath(goldenRoot, p.Name, o.Scale))
+	if err != nil {
+		return nil, fmt.Errorf("no golden results for %s/%s: %w (record them with `make golden PAPER=%s SCALE=%s`)", p.Name, o.Scale, err, p.Name, o.Scale)
+	}
+	fresh, err := p.Fresh(ctx, o, run)
+	if err != nil {
+		return nil, err
+	}
+	return gate.Compare(golden, fresh), nil
+}
+
+// UpdateGolden runs the scale and rewrites golden/<paper>/<scale>.
+func (p *Paper) UpdateGolden(ctx context.Context, o Options, goldenRoot string) (string, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return "", err
+	}
+	fresh, err := p.Fresh(ctx, o, true)
+	if err != nil {
+		return "", err
+	}
+	path := GoldenPath(goldenRoot, p.Name, o.Scale)
+	return path, gate.Write(path, fresh)
+}
