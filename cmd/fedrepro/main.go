@@ -110,3 +110,6 @@ func printHelp(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\n`fedrepro <command> -h` lists a command's flags.")
 }
+
+// flagSet wraps flag.FlagSet so helpers can return it by pointer.
+type flagSet struct{ *flag.FlagSet }

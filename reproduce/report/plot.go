@@ -116,4 +116,3 @@ func clampY(y float64, logY bool) float64 {
 	}
 	return y
 }
-

@@ -151,7 +151,7 @@ func MarshalSummary(s *Summary) ([]byte, error) {
 	for i, c := range s.Cells {
 		cc := Cell{}
 		for k, v := range c {
-			cc[k] = sanitize(v)
+			cc[k] = Sanitize(v)
 		}
 		clean.Cells[i] = cc
 	}
@@ -162,7 +162,9 @@ func MarshalSummary(s *Summary) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-func sanitize(v any) any {
+// Sanitize replaces non-finite floats (also inside maps and slices) by the
+// strings "NaN", "+Inf" and "-Inf" so that encoding/json accepts them.
+func Sanitize(v any) any {
 	switch x := v.(type) {
 	case float64:
 		if math.IsNaN(x) {
@@ -177,19 +179,19 @@ func sanitize(v any) any {
 	case map[string]any:
 		out := map[string]any{}
 		for k, e := range x {
-			out[k] = sanitize(e)
+			out[k] = Sanitize(e)
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = sanitize(e)
+			out[i] = Sanitize(e)
 		}
 		return out
 	case []float64:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = sanitize(e)
+			out[i] = Sanitize(e)
 		}
 		return out
 	}

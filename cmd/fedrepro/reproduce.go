@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/fedrepro/fedrepro/reproduce/paper"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
+)
+
+func init() {
+	register(command{Name: "reproduce", Summary: "run a paper's experiments (resuming) and write reports/<paper>/", Run: cmdReproduce})
+}
+
+// commonFlags are shared by reproduce and compare.
+type commonFlags struct {
+	paper, scale, shard, dataDir, sharedDir, results, reports string
+	workers                                                   int
+	force, jsonOut                                            bool
+}
+
+func (c *commonFlags) bind(fsName string, stderr io.Writer, withReports bool) *flagSet {
+	fs := newFlagSet(fsName, stderr)
+	fs.StringVar(&c.paper, "paper", "", "paper to run: "+fmt.Sprint(knownPapers))
+	fs.StringVar(&c.scale, "scale", "", "scale: smoke, default or paper (default: the paper's default)")
+	fs.IntVar(&c.workers, "workers", 0, "parallel runs (default: all cores)")
+	fs.StringVar(&c.shard, "shard", "", "run only shard i/n (1-based), e.g. 2/8, for job arrays")
+	fs.StringVar(&c.dataDir, "data-dir", "", "directory with user-supplied datasets (MNIST, CIFAR, FEMNIST, upstream data/)")
+	fs.StringVar(&c.sharedDir, "shared-dir", defaultShared(), "the project's shared/ folder (released upstream data)")
+	fs.StringVar(&c.results, "results", "results", "results directory")
+	if withReports {
+		fs.StringVar(&c.reports, "reports", "reports", "reports directory")
+	}
+	fs.BoolVar(&c.force, "force", false, "rerun runs whose results exist")
+	fs.BoolVar(&c.jsonOut, "json", false, "print a JSON summary instead of text")
+	return &flagSet{fs}
+}
+
+func defaultShared() string {
+	if s := os.Getenv("FEDREPRO_SHARED"); s != "" {
+		return s
+	}
+	return "../shared"
+}
+
+func (c *commonFlags) options(stderr io.Writer) (*paper.Paper, paper.Options, error) {
+	if err := checkPaper(c.paper); err != nil {
+		return nil, paper.Options{}, err
+	}
+	p, ok := paper.Lookup(c.paper)
+	if !ok {
+		return nil, paper.Options{}, fmt.Errorf("paper %s has no reproduction yet", c.paper)
+	}
+	if c.workers < 0 {
+		return nil, paper.Options{}, usagef("--workers %d: must be ≥ 0", c.workers)
+	}
+	i, n, err := runner.ParseShard(c.shard)
+	if err != nil {
+		return nil, paper.Options{}, usageError{err.Error()}
+	}
+	o := paper.Options{
+		Scale: c.scale, Workers: c.workers, Shard: i, Shards: n,
+		DataDir: c.dataDir, SharedDir: c.sharedDir, ResultsDir: c.results, ReportsDir: c.reports,
+		Force: c.force, Log: stderr,
+	}
+	if runner.IsTerminal(stderr) && !c.jsonOut {
+		o.Progress = stderr
+	}
+	if o, err = p.Normalize(o); err != nil {
+		return nil, o, usageError{err.Error()}
+	}
+	return p, o, nil
+}
+
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
+func cmdReproduce(args []string, stdout, stderr io.Writer) error {
+	var c commonFlags
+	fs := c.bind("reproduce", stderr, true)
+	if err := parseFlags(fs.FlagSet, args); err != nil {
+		return err
+	}
+	p, o, err := c.options(stderr)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := interruptible()
+	defer cancel()
+	sum, err := p.Reproduce(ctx, o)
+	if err != nil {
+		return err
+	}
+	if c.jsonOut {
+		return writeJSON(stdout, map[string]any{
+			"paper": p.Name, "scale": o.Scale, "runs": sum.Total, "ran": sum.Ran, "reused": sum.Skipped,
+			"failed": sum.Failed, "seconds": sum.Elapsed.Seconds(), "shard": fmt.Sprintf("%d/%d", o.Shard, o.Shards),
+			"report": reportPath(o, p.Name, o.Shards),
+		})
+	}
+	fmt.Fprintf(stdout, "%s/%s: %d runs (%d ran, %d reused) in %.1fs\n", p.Name, o.Scale, sum.Total, sum.Ran, sum.Skipped, sum.Elapsed.Seconds())
+	if rp := reportPath(o, p.Name, o.Shards); rp != "" {
+		fmt.Fprintf(stdout, "report: %s\n", rp)
+	}
+	return nil
+}
+
+func reportPath(o paper.Options, name string, shards int) string {
+	if shards > 1 {
+		return ""
+	}
+	return o.ReportsDir + "/" + name + "/README.md"
+}
