@@ -1,0 +1,150 @@
+package fl
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/fedrepro/fedrepro/algorithms/data"
+	"github.com/fedrepro/fedrepro/algorithms/model"
+	"github.com/fedrepro/fedrepro/algorithms/optim"
+	"github.com/fedrepro/fedrepro/algorithms/rng"
+)
+
+// Client is a selected client's view during its local update: its data,
+// the broadcast model, its local-epoch budget, its random streams and its
+// persistent state. It is valid only during Algorithm.Local and the hooks.
+type Client struct {
+	ID     int
+	Data   *data.Dataset
+	Global []float64 // broadcast global model (read-only)
+	Epochs int       // local epochs for this round (fewer for a straggler)
+	Local  *LocalConfig
+	Model  model.Differentiable
+	// Rand drives shuffling and stochastic layers; Noise drives privacy
+	// noise, so adding a privacy mechanism does not shift training draws.
+	Rand, Noise *rand.Rand
+	// Linear is a vector added to every local gradient (set by a hook for
+	// objective perturbation; nil otherwise).
+	Linear []float64
+	// State persists across this client's rounds (algorithm-owned).
+	State any
+
+	steps, sampleGrads int
+	sgd                *optim.SGD
+	grad, bx           []float64
+	by, perm           []int
+}
+
+func (c *Client) reset(e *Engine, id, epochs int, key rng.Key) {
+	c.ID, c.Data, c.Global, c.Epochs = id, e.clients[id], e.server.Global, epochs
+	c.Local, c.Model = &e.cfg.Local, e.model
+	c.Rand = key.Derive("train").Rand()
+	c.Noise = key.Derive("noise").Rand()
+	c.Linear, c.State = nil, e.states[id]
+	c.steps, c.sampleGrads = 0, 0
+	if c.sgd == nil {
+		c.sgd = &optim.SGD{}
+	}
+}
+
+// Count adds local work done outside TrainSGD to the run's counters.
+func (c *Client) Count(steps, sampleGrads int) {
+	c.steps += steps
+	c.sampleGrads += sampleGrads
+}
+
+// Steps returns the local optimizer steps taken so far this round.
+func (c *Client) Steps() int { return c.steps }
+
+// SGD returns the client's reusable SGD optimizer, reset and configured
+// from the local config (learning rate, momentum, buffer mode, Linear).
+// Callers may set Prox/Anchor before training.
+func (c *Client) SGD() *optim.SGD {
+	s := c.sgd
+	*s = optim.SGD{LR: c.Local.LR, Momentum: c.Local.Momentum, Linear: c.Linear}
+	if c.Local.Upstream {
+		s.Mode = optim.ModeUpstreamBuffer
+	}
+	s.Reset()
+	return s
+}
+
+// Batches calls step for every mini-batch of c.Epochs epochs over a fresh
+// shuffle of the client's data (the last batch of an epoch may be smaller:
+// PyTorch's DataLoader with shuffle=True, drop_last=False). The batch
+// aliases scratch storage valid during the call.
+func (c *Client) Batches(step func(b model.Batch)) {
+	d := c.Data
+	bs := c.Local.BatchSize
+	if cap(c.perm) < d.N {
+		c.perm = make([]int, d.N)
+	}
+	c.perm = c.perm[:d.N]
+	if cap(c.bx) < bs*d.D {
+		c.bx = make([]float64, bs*d.D)
+		c.by = make([]int, bs)
+	}
+	for ep := 0; ep < c.Epochs; ep++ {
+		rng.Perm(c.Rand, c.perm)
+		for start := 0; start < d.N; start += bs {
+			end := min(start+bs, d.N)
+			n := end - start
+			for j := 0; j < n; j++ {
+				src := c.perm[start+j]
+				copy(c.bx[j*d.D:(j+1)*d.D], d.X[src*d.D:(src+1)*d.D])
+				c.by[j] = d.Y[src]
+			}
+			step(model.Batch{X: c.bx[:n*d.D], Y: c.by[:n], N: n, D: d.D})
+		}
+	}
+}
+
+// GradHook adjusts a mini-batch gradient g at parameters p in place.
+type GradHook func(p, g []float64)
+
+// TrainSGD runs the shared local loop on p: for every mini-batch of
+// Batches, g = ∇loss(p; batch), then hook (if any) adjusts g, then g is
+// clipped to Local.MaxGradNorm (if set), then opt steps. It returns the
+// mean mini-batch loss.
+func (c *Client) TrainSGD(p []float64, opt optim.Optimizer, hook GradHook) float64 {
+	if cap(c.grad) < len(p) {
+		c.grad = make([]float64, len(p))
+	}
+	g := c.grad[:len(p)]
+	var lossSum float64
+	var batches int
+	c.Batches(func(b model.Batch) {
+		lossSum += c.Model.LossGrad(p, b, g, c.Rand)
+		if hook != nil {
+			hook(p, g)
+		}
+		if c.Local.MaxGradNorm > 0 {
+			ClipNorm(g, c.Local.MaxGradNorm)
+		}
+		opt.Step(p, g)
+		c.steps++
+		c.sampleGrads += b.N
+		batches++
+	})
+	if batches == 0 {
+		return math.NaN()
+	}
+	return lossSum / float64(batches)
+}
+
+// ClipNorm scales g so that ‖g‖₂ ≤ c (torch.nn.utils.clip_grad_norm_,
+// which multiplies by c/(‖g‖+1e-6) when ‖g‖ > c) and returns the norm
+// before clipping.
+func ClipNorm(g []float64, c float64) float64 {
+	var ss float64
+	for _, v := range g {
+		ss += v * v
+	}
+	n := math.Sqrt(ss)
+	if coef := c / (n + 1e-6); coef < 1 {
+		for i := range g {
+			g[i] *= coef
+		}
+	}
+	return n
+}
