@@ -61,7 +61,11 @@ func (c *Client) Steps() int { return c.steps }
 // Callers may set Prox/Anchor before training.
 func (c *Client) SGD() *optim.SGD {
 	s := c.sgd
-	*s = optim.SGD{LR: c.Local.LR, Momentum: c.Local.Momentum, Linear: c.Linear}
+	// Set the exported fields one by one: assigning a fresh struct would
+	// drop the momentum buffer's capacity and reallocate it every round.
+	s.LR, s.Momentum, s.Nesterov, s.WeightDecay = c.Local.LR, c.Local.Momentum, false, 0
+	s.Prox, s.Anchor, s.Linear = 0, nil, c.Linear
+	s.Mode = optim.ModeGradient
 	if c.Local.Upstream {
 		s.Mode = optim.ModeUpstreamBuffer
 	}

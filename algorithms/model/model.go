@@ -4,8 +4,14 @@
 //
 // Parameters are a flat []float64 owned by the caller, so that federated
 // algorithms can average, clip, extrapolate and add noise to them with plain
-// vector code. A Model value holds only its shape and scratch buffers; it is
-// not safe for concurrent use: make one per goroutine with Clone.
+// vector code; each model documents its layout (torch's state-dict order)
+// and lists its tensors (TensorLayout) for per-layer clipping and noise. A
+// Model value holds only its shape, settings and scratch buffers; it is not
+// safe for concurrent use: make one per goroutine with Clone. Scratch grows
+// to the largest batch seen, after which no call allocates.
+//
+// Evaluator (and Evaluate) computes the mean loss and accuracy of a model on
+// a data set in chunks.
 package model
 
 import "math/rand/v2"
@@ -32,6 +38,7 @@ const (
 	DoubleSoftmax
 )
 
+// String names the loss ("cross-entropy", "double-softmax").
 func (l Loss) String() string {
 	switch l {
 	case CrossEntropy:

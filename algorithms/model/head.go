@@ -1,0 +1,108 @@
+package model
+
+import "math"
+
+// headLoss returns the loss of one example with class scores z and label y
+// under mode l. When delta is not nil it also writes dloss/dz into delta.
+// work is scratch of len(z); z, delta and work may not alias.
+//
+// CrossEntropy:  loss = logsumexp(z) − z_y,  dloss/dz = softmax(z) − e_y.
+//
+// DoubleSoftmax: s = softmax(z), loss = logsumexp(s) − s_y (torch's
+// CrossEntropyLoss applied to the probabilities a Softmax layer outputs),
+// u = softmax(s) − e_y and dloss/dz = J_softmax(z)ᵀ u = s ⊙ (u − ⟨s, u⟩)
+// (the softmax Jacobian diag(s) − s sᵀ is symmetric). s ∈ [0,1], so the
+// second softmax needs no shift.
+func headLoss(l Loss, z []float64, y int, delta, work []float64) float64 {
+	if y < 0 || y >= len(z) {
+		panic("model: label out of range")
+	}
+	k := len(z)
+	e := work[:k]
+	mx := z[0]
+	for _, v := range z[1:] {
+		mx = max(mx, v)
+	}
+	var sum float64
+	for c, v := range z {
+		e[c] = math.Exp(v - mx)
+		sum += e[c]
+	}
+	switch l {
+	case CrossEntropy:
+		if delta != nil {
+			delta = delta[:k]
+			inv := 1 / sum
+			for c, ec := range e {
+				delta[c] = ec * inv
+			}
+			delta[y]--
+		}
+		return math.Log(sum) + mx - z[y]
+	case DoubleSoftmax:
+		// s = e/sum (kept in work), E_c = exp(s_c), S = Σ E_c, q = E/S = softmax(s).
+		inv := 1 / sum
+		for c := range e {
+			e[c] *= inv
+		}
+		var s2 float64
+		if delta == nil {
+			for _, sc := range e {
+				s2 += math.Exp(sc)
+			}
+			return math.Log(s2) - e[y]
+		}
+		delta = delta[:k]
+		for c, sc := range e {
+			ec := math.Exp(sc)
+			delta[c] = ec
+			s2 += ec
+		}
+		inv2 := 1 / s2
+		// delta holds q for a moment; dot = ⟨s, q − e_y⟩.
+		dot := -e[y]
+		for c, sc := range e {
+			q := delta[c] * inv2
+			delta[c] = q
+			dot += sc * q
+		}
+		for c, sc := range e {
+			u := delta[c]
+			if c == y {
+				u--
+			}
+			delta[c] = sc * (u - dot)
+		}
+		return math.Log(s2) - e[y]
+	}
+	panic("model: unknown loss " + l.String())
+}
+
+// softmaxTo writes softmax(z) into out (len(z)); z and out may alias.
+func softmaxTo(out, z []float64) {
+	out = out[:len(z)]
+	mx := z[0]
+	for _, v := range z[1:] {
+		mx = max(mx, v)
+	}
+	var sum float64
+	for c, v := range z {
+		out[c] = math.Exp(v - mx)
+		sum += out[c]
+	}
+	inv := 1 / sum
+	for c := range out {
+		out[c] *= inv
+	}
+}
+
+// argmax returns the index of the first largest entry.
+func argmax(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}
