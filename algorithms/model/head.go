@@ -18,6 +18,9 @@ func headLoss(l Loss, z []float64, y int, delta, work []float64) float64 {
 		panic("model: label out of range")
 	}
 	k := len(z)
+	if k == 2 {
+		return headLoss2(l, z, y, delta)
+	}
 	e := work[:k]
 	mx := z[0]
 	for _, v := range z[1:] {
@@ -105,4 +108,60 @@ func argmax(v []float64) int {
 		}
 	}
 	return best
+}
+
+// headLoss2 is headLoss for two classes, where softmax is a sigmoid of the
+// score difference d = z_1 − z_0 (the binary synthetic tasks of Upcycled-FL
+// spend most of their time here, and exp dominates). CrossEntropy shares one
+// e = exp(−|d|) between σ(d) and the loss softplus(±d) = max(±d, 0) +
+// log1p(e). DoubleSoftmax: s_1 = σ(d); the second softmax sees
+// d₂ = s_1 − s_0 ∈ [−1, 1], so q_1 = σ(d₂) ∈ [0.27, 0.73] and the loss
+// −log q_y is computed directly without loss of precision.
+func headLoss2(l Loss, z []float64, y int, delta []float64) float64 {
+	d := z[1] - z[0]
+	switch l {
+	case CrossEntropy:
+		e := math.Exp(-math.Abs(d))
+		var p1 float64
+		if d >= 0 {
+			p1 = 1 / (1 + e)
+		} else {
+			p1 = e / (1 + e)
+		}
+		if delta != nil {
+			delta[0], delta[1] = 1-p1, p1
+			delta[y]--
+		}
+		x := d // loss = softplus(d) for y = 0, softplus(−d) for y = 1
+		if y == 1 {
+			x = -d
+		}
+		return max(x, 0) + math.Log1p(e)
+	case DoubleSoftmax:
+		var s1 float64
+		if d >= 0 {
+			s1 = 1 / (1 + math.Exp(-d))
+		} else {
+			e := math.Exp(d)
+			s1 = e / (1 + e)
+		}
+		s0 := 1 - s1
+		q1 := 1 / (1 + math.Exp(s0-s1))
+		q0 := 1 - q1
+		if delta != nil {
+			u0, u1 := q0, q1
+			if y == 0 {
+				u0--
+			} else {
+				u1--
+			}
+			dot := s0*u0 + s1*u1
+			delta[0], delta[1] = s0*(u0-dot), s1*(u1-dot)
+		}
+		if y == 0 {
+			return -math.Log(q0)
+		}
+		return -math.Log(q1)
+	}
+	panic("model: unknown loss " + l.String())
 }

@@ -214,10 +214,13 @@ func WriteFileAtomic(path string, data []byte) error {
 		return err
 	}
 	tmp := f.Name()
+	// CreateTemp makes the file private (0600); results, goldens and
+	// reports are meant to be read by others.
+	perr := f.Chmod(0o644)
 	_, werr := f.Write(data)
 	serr := f.Sync()
 	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
+	if err := errors.Join(perr, werr, serr, cerr); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
 	}

@@ -1,0 +1,12 @@
+// Package golden embeds the transcribed paper numbers (<paper>/paper.yaml)
+// so that the fedrepro binary can write reports from any directory. The
+// per-scale golden results and expected claim verdicts stay plain files:
+// they are read by tests and `fedrepro compare` from the repository.
+package golden
+
+import "embed"
+
+// Papers holds <paper>/paper.yaml for every paper that has one.
+//
+//go:embed */paper.yaml
+var Papers embed.FS

@@ -1,0 +1,160 @@
+package upcycled
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/fedrepro/fedrepro/algorithms/data"
+	"github.com/fedrepro/fedrepro/algorithms/rng"
+)
+
+// sources loads each (source, dataset) once per process and shares it
+// read-only between runs.
+type sources struct {
+	sharedDir, dataDir string
+	genSeed            uint64
+
+	mu    sync.Mutex
+	cache map[string]*loaded
+}
+
+type loaded struct {
+	once sync.Once
+	fed  *data.Federated
+	err  error
+}
+
+func newSources(sharedDir, dataDir string, genSeed uint64) *sources {
+	return &sources{sharedDir: sharedDir, dataDir: dataDir, genSeed: genSeed, cache: map[string]*loaded{}}
+}
+
+// upstreamName maps syn_0.5_0.5 → synthetic_0.5_0.5.
+func upstreamName(ds string) string { return "synthetic_" + strings.TrimPrefix(ds, "syn_") }
+
+// releasedRoots are where released data may be, in order: the user's copy
+// of the upstream data/ folder, then the project's shared copy.
+func (s *sources) releasedRoots() []string {
+	var roots []string
+	if s.dataDir != "" {
+		roots = append(roots, s.dataDir, filepath.Join(s.dataDir, "upcycled-synthetic"))
+	}
+	if s.sharedDir != "" {
+		roots = append(roots, filepath.Join(s.sharedDir, "datasets", "upcycled-synthetic"))
+	}
+	return roots
+}
+
+// femnistDirs are where a LEAF-format FEMNIST may be.
+func (s *sources) femnistDirs() []string {
+	if s.dataDir == "" {
+		return nil
+	}
+	return []string{filepath.Join(s.dataDir, "femnist", "data"), filepath.Join(s.dataDir, "femnist")}
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// where says where a source/dataset was looked for (for "not run" notes).
+func (s *sources) where(src, ds string) string {
+	switch src {
+	case "released":
+		var ps []string
+		for _, r := range s.releasedRoots() {
+			ps = append(ps, filepath.Join(r, upstreamName(ds)))
+		}
+		if len(ps) == 0 {
+			return "(no --data-dir or shared dir given)"
+		}
+		return strings.Join(ps, " or ")
+	case "leaf":
+		if d := s.femnistDirs(); len(d) > 0 {
+			return strings.Join(d, " or ")
+		}
+		return "--data-dir/femnist (no --data-dir given)"
+	}
+	return "(generated)"
+}
+
+// available reports, without loading, whether the files of a source exist.
+func (s *sources) available(src, ds string) bool {
+	switch src {
+	case "generated":
+		return ds != "femnist"
+	case "released":
+		for _, r := range s.releasedRoots() {
+			if isDir(filepath.Join(r, upstreamName(ds))) {
+				return true
+			}
+		}
+		return false
+	case "leaf":
+		for _, d := range s.femnistDirs() {
+			if isDir(filepath.Join(d, "train")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// load returns the federated dataset of a source (cached).
+func (s *sources) load(src, ds string) (*data.Federated, error) {
+	key := src + "/" + ds
+	s.mu.Lock()
+	l, ok := s.cache[key]
+	if !ok {
+		l = &loaded{}
+		s.cache[key] = l
+	}
+	s.mu.Unlock()
+	l.once.Do(func() { l.fed, l.err = s.loadUncached(src, ds) })
+	return l.fed, l.err
+}
+
+func (s *sources) loadUncached(src, ds string) (*data.Federated, error) {
+	switch src {
+	case "generated":
+		cfg, err := data.SyntheticPreset(ds)
+		if err != nil {
+			return nil, err
+		}
+		return data.GenerateSynthetic(cfg, GeneratorKey(s.genSeed, ds))
+	case "released":
+		var errs []error
+		for _, r := range s.releasedRoots() {
+			if !isDir(filepath.Join(r, upstreamName(ds))) {
+				continue
+			}
+			f, err := data.LoadUpcycled(r, upstreamName(ds))
+			if err == nil {
+				f.Name = ds
+				return f, nil
+			}
+			errs = append(errs, err)
+		}
+		if len(errs) > 0 {
+			return nil, errors.Join(errs...)
+		}
+		return nil, fmt.Errorf("dataset %s not found at %s", upstreamName(ds), s.where(src, ds))
+	case "leaf":
+		for _, d := range s.femnistDirs() {
+			if isDir(filepath.Join(d, "train")) {
+				return data.LoadLEAF(d, "femnist", 0)
+			}
+		}
+		return nil, fmt.Errorf("dataset femnist not found at %s", s.where(src, ds))
+	}
+	return nil, fmt.Errorf("unknown data source %q", src)
+}
+
+// GeneratorKey names the stream our FedProx generator draws dataset ds
+// from (the upstream generator was unseeded, so ours cannot match its
+// draw; it matches its distribution).
+func GeneratorKey(seed uint64, ds string) rng.Key { return rng.New(seed, "upcycled", "generated", ds) }

@@ -1,0 +1,187 @@
+package upcycled
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fedrepro/fedrepro/algorithms/data"
+	"github.com/fedrepro/fedrepro/algorithms/fl"
+	"github.com/fedrepro/fedrepro/algorithms/model"
+	"github.com/fedrepro/fedrepro/algorithms/rng"
+	"github.com/fedrepro/fedrepro/algorithms/upcycled"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
+)
+
+// RunKey names a run's streams. It deliberately leaves out the method,
+// variant and mode: every algorithm on the same data and seed sees the same
+// client selections and stragglers in its k-th training round, as the paper
+// requires ("the same for all algorithms").
+func RunKey(seed uint64, source, dataset string) rng.Key {
+	return rng.New(seed, "upcycled", source, dataset)
+}
+
+type executor struct{ src *sources }
+
+func (x *executor) run(ctx context.Context, r runner.Run) (*runner.Outcome, error) {
+	cfg, ok := r.Config.(RunConfig)
+	if !ok {
+		return nil, fmt.Errorf("config of type %T", r.Config)
+	}
+	fed, err := x.src.load(cfg.Source, cfg.Dataset)
+	if err != nil {
+		return nil, err
+	}
+	return Execute(ctx, fed, cfg, r.Seed)
+}
+
+// Execute runs one configuration on a dataset: it is the whole experiment
+// of a run, exported for tests and benchmarks.
+func Execute(ctx context.Context, fed *data.Federated, cfg RunConfig, seed uint64) (*runner.Outcome, error) {
+	mode, err := upcycled.ParseMode(cfg.Mode)
+	if err != nil {
+		return nil, err
+	}
+	var m model.Model
+	switch cfg.Model {
+	case "logreg":
+		m = model.NewLogReg(fed.D, fed.Classes, mode.Loss())
+	case "mlp":
+		m = model.NewMLP([]int{fed.D, cfg.Hidden, fed.Classes}, 0.5, mode.Loss())
+	default:
+		return nil, fmt.Errorf("unknown model %q", cfg.Model)
+	}
+	key := RunKey(seed, cfg.Source, cfg.Dataset)
+	init := make([]float64, m.NumParams())
+	m.Init(init, key.Derive("init").Rand())
+
+	alg, err := fl.NewAlgorithm(cfg.Method, cfg.Params)
+	if err != nil {
+		return nil, err
+	}
+	var hooks fl.Hooks
+	switch cfg.Privacy {
+	case "output":
+		op := upcycled.OutputPerturbation{Tau: cfg.Tau, Sigma: cfg.Sigma, Mode: mode}
+		if err := op.Validate(); err != nil {
+			return nil, err
+		}
+		hooks = op.Hooks()
+	case "objective":
+		op := upcycled.ObjectivePerturbation{Alpha: cfg.Alpha, Mode: mode, InputDim: fed.D}
+		if tl, ok := m.(model.TensorLayout); ok {
+			op.Tensors = tl.Tensors()
+		}
+		if err := op.Validate(); err != nil {
+			return nil, err
+		}
+		hooks = op.Hooks()
+	case "none":
+	default:
+		return nil, fmt.Errorf("unknown privacy %q", cfg.Privacy)
+	}
+	trains := make([]*data.Dataset, len(fed.Clients))
+	for i, c := range fed.Clients {
+		trains[i] = c.Train
+	}
+	flcfg := fl.Config{
+		Sampling: fl.Uniform, Frac: cfg.Frac, Stragglers: cfg.Stragglers,
+		Local: fl.LocalConfig{Epochs: cfg.Epochs, BatchSize: cfg.Batch, LR: cfg.LR, Momentum: cfg.Momentum, Upstream: mode == upcycled.Upstream},
+	}
+	e, err := fl.New(m, trains, alg, flcfg, key, init, hooks)
+	if err != nil {
+		return nil, err
+	}
+	ev := newEvaluator(m, fed, alg, e)
+	sched := upcycled.Schedule{Iterations: cfg.Iterations, Upcycled: cfg.Variant == "upcycled", Coef: cfg.Coef}
+	out := &runner.Outcome{}
+	first := ev.metrics()
+	first["t"] = 0
+	out.Rounds = append(out.Rounds, first)
+	every := max(cfg.EvalEvery, 1)
+	var last runner.Metrics
+	err = upcycled.Run(e, alg, sched, func(it upcycled.Iteration) {
+		if ctx.Err() != nil {
+			return
+		}
+		if it.T%every != 0 && it.T != cfg.Iterations {
+			return
+		}
+		mt := ev.metrics()
+		mt["t"] = float64(it.T)
+		mt["training"] = b2f(it.Training)
+		mt["training_rounds"] = float64(e.Server().Counters.TrainingRounds)
+		out.Rounds = append(out.Rounds, mt)
+		last = mt
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out.Final = runner.Metrics{}
+	for k, v := range last {
+		if k != "t" && k != "training" {
+			out.Final[k] = v
+		}
+	}
+	out.Counters = e.Server().Counters.Map()
+	return out, nil
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// evaluator computes test metrics of the global model on the pooled test
+// set, and for pFedMe also of the personalised models on each client's test
+// set weighted by the client's share of training data (upstream's report).
+type evaluator struct {
+	m      model.Model
+	fed    *data.Federated
+	e      *fl.Engine
+	pfedme *fl.PFedMe
+	ev     model.Evaluator
+	w      []float64
+}
+
+func newEvaluator(m model.Model, fed *data.Federated, alg fl.Algorithm, e *fl.Engine) *evaluator {
+	x := &evaluator{m: m, fed: fed, e: e}
+	if p, ok := alg.(*fl.PFedMe); ok {
+		x.pfedme = p
+		var total float64
+		for _, c := range fed.Clients {
+			total += float64(c.Train.N)
+		}
+		for _, c := range fed.Clients {
+			x.w = append(x.w, float64(c.Train.N)/total)
+		}
+	}
+	return x
+}
+
+// metrics returns loss and accuracy ("acc" is what the paper's tables
+// report: the global model's, or the personalised models' for pFedMe).
+func (x *evaluator) metrics() runner.Metrics {
+	t := x.fed.Test
+	g := x.e.Server().Global
+	loss, acc := x.ev.Evaluate(x.m, g, t.X, t.Y, t.N, t.D)
+	mt := runner.Metrics{"loss": loss, "acc": acc, "global_loss": loss, "global_acc": acc}
+	if x.pfedme != nil {
+		var pl, pa float64
+		for i, c := range x.fed.Clients {
+			if c.Test == nil || c.Test.N == 0 {
+				continue
+			}
+			l, a := x.ev.Evaluate(x.m, x.pfedme.Personal(x.e.ClientState(i)), c.Test.X, c.Test.Y, c.Test.N, c.Test.D)
+			pl += x.w[i] * l
+			pa += x.w[i] * a
+		}
+		mt["personal_loss"], mt["personal_acc"] = pl, pa
+		mt["loss"], mt["acc"] = pl, pa
+	}
+	return mt
+}

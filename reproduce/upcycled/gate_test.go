@@ -1,0 +1,11 @@
+package upcycled
+
+import (
+	"testing"
+
+	"github.com/fedrepro/fedrepro/reproduce/paper/gatetest"
+)
+
+// TestGate runs the smoke scale and compares it with
+// golden/upcycled/smoke/results.json (make golden PAPER=upcycled rewrites it).
+func TestGate(t *testing.T) { gatetest.Run(t, "upcycled") }

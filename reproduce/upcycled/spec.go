@@ -1,0 +1,275 @@
+// Package upcycled regenerates the tables, figures, claims and privacy
+// audit of Upcycled-FL (Yin et al., TMLR 2024): `make reproduce
+// PAPER=upcycled`. Experiments are described by the YAML specs embedded from
+// specs/<scale>.yaml; this package expands them into runs, executes one run
+// (data, model, baseline, Upcycled schedule, privacy hook, evaluation), and
+// writes reports/upcycled/.
+package upcycled
+
+import (
+	"embed"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/fedrepro/fedrepro/algorithms/fl"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
+)
+
+//go:embed specs/*.yaml
+var specFS embed.FS
+
+// Spec is specs/<scale>.yaml.
+type Spec struct {
+	Paper         string       `yaml:"paper"`
+	Scale         string       `yaml:"scale"`
+	Description   string       `yaml:"description"`
+	Seeds         []uint64     `yaml:"seeds"`
+	GeneratorSeed uint64       `yaml:"generator_seed"`
+	Experiments   []Experiment `yaml:"experiments"`
+	// Tuning holds the tuned (lr, c) per setting → method → dataset; a
+	// method missing from a setting uses that setting's "default" entry.
+	Tuning map[string]map[string]map[string]Tuned `yaml:"tuning"`
+}
+
+// Tuned is a learning rate and Upcycled coefficient c.
+type Tuned struct {
+	LR   float64 `yaml:"lr"`
+	C    float64 `yaml:"c"`
+	From string  `yaml:"from"` // provenance ("upstream client/avg.py comment", "assumed: FedAvg's")
+}
+
+// Experiment is one family of runs.
+type Experiment struct {
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description"`
+	Table       string   `yaml:"table"`   // paper table it reproduces ("1", "3"), if any
+	Figure      string   `yaml:"figure"`  // paper figure it reproduces ("2", "3", "4"), if any
+	Privacy     string   `yaml:"privacy"` // none | output | objective
+	Setting     string   `yaml:"setting"` // tuning block: nonprivate | output | objective
+	Datasets    []string `yaml:"datasets"`
+	Sources     []string `yaml:"sources"` // released | generated | leaf
+	Methods     []string `yaml:"methods"`
+	Modes       []string `yaml:"modes"` // paper | upstream
+	Seeds       []uint64 `yaml:"seeds"` // overrides Spec.Seeds
+
+	Iterations         int     `yaml:"iterations"`          // baseline iterations T
+	UpcycledIterations int     `yaml:"upcycled_iterations"` // 2T (non-private) or T (private)
+	Frac               float64 `yaml:"frac"`
+	Stragglers         float64 `yaml:"stragglers"`
+	Epochs             int     `yaml:"epochs"`
+	Batch              int     `yaml:"batch"`
+	Momentum           float64 `yaml:"momentum"`
+	Mu                 float64 `yaml:"mu"` // FedProx μ
+
+	Tau   float64            `yaml:"tau"`   // output perturbation clip
+	Sigma map[string]float64 `yaml:"sigma"` // per variant: baseline, upcycled
+	Alpha map[string]float64 `yaml:"alpha"` // per variant
+
+	Model  string `yaml:"model"`  // logreg | mlp
+	Hidden int    `yaml:"hidden"` // MLP hidden width (FEMNIST: 196)
+	// EvalEvery evaluates every k-th iteration (and the last); default 1.
+	EvalEvery int `yaml:"eval_every"`
+}
+
+// RunConfig is the full configuration of one run (stored in its result).
+type RunConfig struct {
+	Experiment    string    `json:"experiment"`
+	Table         string    `json:"table,omitempty"`
+	Figure        string    `json:"figure,omitempty"`
+	Dataset       string    `json:"dataset"`
+	Source        string    `json:"source"`
+	Method        string    `json:"method"`
+	Variant       string    `json:"variant"` // baseline | upcycled
+	Mode          string    `json:"mode"`    // paper | upstream
+	Privacy       string    `json:"privacy"`
+	Iterations    int       `json:"iterations"`
+	Coef          float64   `json:"coef"`
+	LR            float64   `json:"lr"`
+	TunedFrom     string    `json:"tuned_from"`
+	Momentum      float64   `json:"momentum"`
+	Epochs        int       `json:"epochs"`
+	Batch         int       `json:"batch"`
+	Frac          float64   `json:"frac"`
+	Stragglers    float64   `json:"stragglers"`
+	Tau           float64   `json:"tau,omitempty"`
+	Sigma         float64   `json:"sigma,omitempty"`
+	Alpha         float64   `json:"alpha,omitempty"`
+	Params        fl.Params `json:"params"`
+	Model         string    `json:"model"`
+	Hidden        int       `json:"hidden,omitempty"`
+	GeneratorSeed uint64    `json:"generator_seed"`
+	EvalEvery     int       `json:"eval_every"`
+}
+
+var variants = []string{"baseline", "upcycled"}
+
+// LoadSpec reads the embedded spec of a scale.
+func LoadSpec(scale string) (*Spec, error) {
+	name := "specs/" + scale + ".yaml"
+	b, err := specFS.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("upcycled: no spec for scale %q", scale)
+	}
+	var s Spec
+	if err := runner.DecodeStrict("reproduce/upcycled/"+name, b, &s); err != nil {
+		return nil, err
+	}
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("reproduce/upcycled/%s: %w", name, err)
+	}
+	return &s, nil
+}
+
+var knownDatasets = map[string]bool{"syn_iid": true, "syn_0_0": true, "syn_0.5_0.5": true, "syn_1_1": true, "femnist": true}
+
+func (s *Spec) validate() error {
+	if s.Paper != "upcycled" {
+		return fmt.Errorf("paper %q, want upcycled", s.Paper)
+	}
+	if len(s.Seeds) == 0 {
+		return fmt.Errorf("no seeds")
+	}
+	names := map[string]bool{}
+	for _, e := range s.Experiments {
+		if names[e.Name] {
+			return fmt.Errorf("experiment %q defined twice", e.Name)
+		}
+		names[e.Name] = true
+		if err := e.validate(s); err != nil {
+			return fmt.Errorf("experiment %s: %w", e.Name, err)
+		}
+	}
+	return nil
+}
+
+func (e *Experiment) validate(s *Spec) error {
+	switch e.Privacy {
+	case "none", "output", "objective":
+	default:
+		return fmt.Errorf("privacy %q (want none, output or objective)", e.Privacy)
+	}
+	if _, ok := s.Tuning[e.Setting]; !ok {
+		return fmt.Errorf("no tuning block %q", e.Setting)
+	}
+	for _, d := range e.Datasets {
+		if !knownDatasets[d] {
+			return fmt.Errorf("unknown dataset %q", d)
+		}
+	}
+	for _, src := range e.Sources {
+		if src != "released" && src != "generated" && src != "leaf" {
+			return fmt.Errorf("unknown data source %q", src)
+		}
+	}
+	for _, m := range e.Methods {
+		if _, err := fl.NewAlgorithm(m, fl.Params{Mu: math.Max(e.Mu, 1)}); err != nil {
+			return err
+		}
+	}
+	for _, m := range e.Modes {
+		if m != "paper" && m != "upstream" {
+			return fmt.Errorf("unknown mode %q", m)
+		}
+	}
+	switch {
+	case e.Iterations < 1 || e.UpcycledIterations < 1:
+		return fmt.Errorf("iterations %d/%d, want ≥ 1", e.Iterations, e.UpcycledIterations)
+	case !(e.Frac > 0 && e.Frac <= 1):
+		return fmt.Errorf("frac %g outside (0,1]", e.Frac)
+	case e.Stragglers < 0 || e.Stragglers > 1:
+		return fmt.Errorf("stragglers %g outside [0,1]", e.Stragglers)
+	case e.Epochs < 1:
+		return fmt.Errorf("epochs %d, want ≥ 1", e.Epochs)
+	case e.Batch < 1:
+		return fmt.Errorf("batch %d, want ≥ 1", e.Batch)
+	case e.Momentum < 0 || e.Momentum >= 1:
+		return fmt.Errorf("momentum %g outside [0,1)", e.Momentum)
+	}
+	for _, v := range variants {
+		if e.Privacy == "output" && !(e.Sigma[v] >= 0 && e.Tau > 0) {
+			return fmt.Errorf("output perturbation needs tau > 0 and sigma ≥ 0 for %s", v)
+		}
+		if e.Privacy == "objective" && !(e.Alpha[v] > 0) {
+			return fmt.Errorf("objective perturbation needs alpha > 0 for %s", v)
+		}
+	}
+	if e.Model != "logreg" && e.Model != "mlp" {
+		return fmt.Errorf("model %q (want logreg or mlp)", e.Model)
+	}
+	return nil
+}
+
+// tuned returns (lr, c) for a setting, method and dataset.
+func (s *Spec) tuned(setting, method, dataset string) (Tuned, error) {
+	block := s.Tuning[setting]
+	for _, m := range []string{method, "default"} {
+		if byDS, ok := block[m]; ok {
+			if t, ok := byDS[dataset]; ok {
+				if t.From == "" && m == "default" {
+					t.From = "default entry"
+				}
+				return t, nil
+			}
+		}
+	}
+	return Tuned{}, fmt.Errorf("no tuned (lr, c) for %s/%s/%s", setting, method, dataset)
+}
+
+// Plan expands the spec into runs; available says which (source, dataset)
+// pairs can be loaded (others are skipped and reported as not run).
+func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, error) {
+	var runs []runner.Run
+	for _, e := range s.Experiments {
+		seeds := e.Seeds
+		if len(seeds) == 0 {
+			seeds = s.Seeds
+		}
+		every := max(e.EvalEvery, 1)
+		for _, src := range e.Sources {
+			for _, ds := range e.Datasets {
+				if !available(src, ds) {
+					continue
+				}
+				for _, m := range e.Methods {
+					t, err := s.tuned(e.Setting, m, ds)
+					if err != nil {
+						return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+					}
+					for _, mode := range e.Modes {
+						for _, v := range variants {
+							cfg := RunConfig{
+								Experiment: e.Name, Table: e.Table, Figure: e.Figure,
+								Dataset: ds, Source: src, Method: m, Variant: v, Mode: mode, Privacy: e.Privacy,
+								Iterations: e.Iterations, LR: t.LR, TunedFrom: t.From,
+								Momentum: e.Momentum, Epochs: e.Epochs, Batch: e.Batch, Frac: e.Frac, Stragglers: e.Stragglers,
+								Params: fl.Params{Mu: e.Mu}.WithDefaults(), Model: e.Model, Hidden: e.Hidden,
+								GeneratorSeed: s.GeneratorSeed, EvalEvery: every,
+							}
+							if m != "fedprox" {
+								cfg.Params.Mu = 0
+							}
+							if v == "upcycled" {
+								cfg.Iterations, cfg.Coef = e.UpcycledIterations, t.C
+							}
+							switch e.Privacy {
+							case "output":
+								cfg.Tau, cfg.Sigma = e.Tau, e.Sigma[v]
+							case "objective":
+								cfg.Alpha = e.Alpha[v]
+							}
+							for _, seed := range seeds {
+								runs = append(runs, runner.Run{
+									Paper: "upcycled", Scale: s.Scale, Experiment: e.Name,
+									Cell: fmt.Sprintf("%s/%s/%s/%s/%s", src, ds, m, v, mode), Seed: seed, Config: cfg,
+								})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	sort.SliceStable(runs, func(i, j int) bool { return false })
+	return runs, nil
+}
