@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
@@ -17,9 +18,9 @@ func init() {
 
 // commonFlags are shared by reproduce and compare.
 type commonFlags struct {
-	paper, scale, shard, dataDir, sharedDir, results, reports string
-	workers                                                   int
-	force, jsonOut                                            bool
+	paper, scale, shard, dataDir, sharedDir, results, reports, spec, experiments string
+	workers                                                                      int
+	force, jsonOut                                                               bool
 }
 
 func (c *commonFlags) bind(fsName string, stderr io.Writer, withReports bool) *flagSet {
@@ -35,6 +36,8 @@ func (c *commonFlags) bind(fsName string, stderr io.Writer, withReports bool) *f
 		fs.StringVar(&c.reports, "reports", "reports", "reports directory")
 	}
 	fs.BoolVar(&c.force, "force", false, "rerun runs whose results exist")
+	fs.StringVar(&c.spec, "spec", "", "YAML spec replacing the scale's built-in one (see reproduce/<paper>/specs/)")
+	fs.StringVar(&c.experiments, "experiment", "", "comma-separated experiments to run (default: all of the scale)")
 	fs.BoolVar(&c.jsonOut, "json", false, "print a JSON summary instead of text")
 	return &flagSet{fs}
 }
@@ -64,7 +67,10 @@ func (c *commonFlags) options(stderr io.Writer) (*paper.Paper, paper.Options, er
 	o := paper.Options{
 		Scale: c.scale, Workers: c.workers, Shard: i, Shards: n,
 		DataDir: c.dataDir, SharedDir: c.sharedDir, ResultsDir: c.results, ReportsDir: c.reports,
-		Force: c.force, Log: stderr,
+		Force: c.force, Log: stderr, SpecFile: c.spec,
+	}
+	if c.experiments != "" {
+		o.Experiments = strings.Split(c.experiments, ",")
 	}
 	if runner.IsTerminal(stderr) && !c.jsonOut {
 		o.Progress = stderr

@@ -3,8 +3,8 @@ package paper
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"

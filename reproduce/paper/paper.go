@@ -31,8 +31,13 @@ type Options struct {
 	ResultsDir string // default "results"
 	ReportsDir string // default "reports"
 	Force      bool
-	Progress   io.Writer // nil = quiet
-	Log        io.Writer // notes for the user (skipped datasets, …); nil = discard
+	// SpecFile replaces the embedded spec of the scale with a user's YAML
+	// (decoded strictly: unknown keys are errors naming file and line).
+	SpecFile string
+	// Experiments restricts the runs to these experiments (nil: all).
+	Experiments []string
+	Progress    io.Writer // nil = quiet
+	Log         io.Writer // notes for the user (skipped datasets, …); nil = discard
 }
 
 // Logf writes a note to o.Log when set.
@@ -140,6 +145,9 @@ func (p *Paper) Execute(ctx context.Context, o Options) ([]runner.Run, runner.Su
 	if err != nil {
 		return nil, runner.Summary{}, err
 	}
+	if runs, err = filterExperiments(runs, o.Experiments); err != nil {
+		return nil, runner.Summary{}, err
+	}
 	fn, err := p.Exec(o)
 	if err != nil {
 		return nil, runner.Summary{}, err
@@ -157,7 +165,11 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 	if err != nil {
 		return runner.Summary{}, err
 	}
-	runs, sum, err := p.Execute(ctx, o)
+	_, sum, err := p.Execute(ctx, o)
+	if err != nil {
+		return sum, err
+	}
+	runs, err := p.Plan(o)
 	if err != nil {
 		return sum, err
 	}
@@ -170,6 +182,10 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 		return sum, err
 	}
 	if len(missing) > 0 {
+		if len(o.Experiments) > 0 {
+			o.Logf("ran experiments %v; the report needs every experiment of the scale (%d runs still missing), so it was not written", o.Experiments, len(missing))
+			return sum, nil
+		}
 		return sum, fmt.Errorf("%w: %d of %d runs have no result (first: %s)", ErrIncomplete, len(missing), len(runs), missing[0].ID())
 	}
 	return sum, p.Report(o, results)
@@ -235,4 +251,34 @@ func (p *Paper) UpdateGolden(ctx context.Context, o Options, goldenRoot string) 
 	}
 	path := GoldenPath(goldenRoot, p.Name, o.Scale)
 	return path, gate.Write(path, fresh)
+}
+
+// filterExperiments keeps the runs of the named experiments; an unknown
+// name is an error listing the known ones.
+func filterExperiments(runs []runner.Run, names []string) ([]runner.Run, error) {
+	if len(names) == 0 {
+		return runs, nil
+	}
+	known := map[string]bool{}
+	var order []string
+	for _, r := range runs {
+		if !known[r.Experiment] {
+			known[r.Experiment] = true
+			order = append(order, r.Experiment)
+		}
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if !known[n] {
+			return nil, fmt.Errorf("unknown experiment %q (this scale has: %v)", n, order)
+		}
+		want[n] = true
+	}
+	var out []runner.Run
+	for _, r := range runs {
+		if want[r.Experiment] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }

@@ -20,7 +20,7 @@ func init() {
 		DefaultScale: "default",
 		Plan:         plan,
 		Exec: func(o paper.Options) (runner.Func, error) {
-			s, err := LoadSpec(o.Scale)
+			s, err := specFor(o)
 			if err != nil {
 				return nil, err
 			}
@@ -39,7 +39,7 @@ func init() {
 // plan expands the scale's spec over the data that is present; missing
 // sources are reported by the report, not silently dropped.
 func plan(o paper.Options) ([]runner.Run, error) {
-	s, err := LoadSpec(o.Scale)
+	s, err := specFor(o)
 	if err != nil {
 		return nil, err
 	}

@@ -125,7 +125,7 @@ func within(ours report.Stats, p paper.Cell) bool {
 }
 
 func writeReport(o paper.Options, results []*runner.Result) error {
-	s, err := LoadSpec(o.Scale)
+	s, err := specFor(o)
 	if err != nil {
 		return err
 	}

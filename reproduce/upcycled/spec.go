@@ -10,9 +10,11 @@ import (
 	"embed"
 	"fmt"
 	"math"
+	"os"
 	"sort"
 
 	"github.com/fedrepro/fedrepro/algorithms/fl"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
@@ -111,12 +113,31 @@ func LoadSpec(scale string) (*Spec, error) {
 	if err != nil {
 		return nil, fmt.Errorf("upcycled: no spec for scale %q", scale)
 	}
+	return decodeSpec("reproduce/upcycled/"+name, b, scale)
+}
+
+// specFor returns the user's spec file when given, else the scale's.
+func specFor(o paper.Options) (*Spec, error) {
+	if o.SpecFile == "" {
+		return LoadSpec(o.Scale)
+	}
+	b, err := os.ReadFile(o.SpecFile)
+	if err != nil {
+		return nil, err
+	}
+	return decodeSpec(o.SpecFile, b, o.Scale)
+}
+
+func decodeSpec(name string, b []byte, scale string) (*Spec, error) {
 	var s Spec
-	if err := runner.DecodeStrict("reproduce/upcycled/"+name, b, &s); err != nil {
+	if err := runner.DecodeStrict(name, b, &s); err != nil {
 		return nil, err
 	}
 	if err := s.validate(); err != nil {
-		return nil, fmt.Errorf("reproduce/upcycled/%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if s.Scale != scale {
+		return nil, fmt.Errorf("%s: scale %q, but --scale is %q (results are stored per scale)", name, s.Scale, scale)
 	}
 	return &s, nil
 }
