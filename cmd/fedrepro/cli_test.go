@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// call runs the CLI in-process and returns exit code, stdout and stderr.
+func call(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	d, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared"))
+	if _, err := os.Stat(filepath.Join(d, "datasets", "upcycled-synthetic")); err != nil {
+		t.Skipf("released Upcycled-FL data not found at %s", d)
+	}
+	return d
+}
+
+func TestUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, ""},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"reproduce"}, 2, "--paper is required"},
+		{[]string{"reproduce", "--paper", "nope"}, 2, `unknown paper "nope"`},
+		{[]string{"reproduce", "--paper", "upcycled", "--scale", "huge"}, 2, `no scale "huge"`},
+		{[]string{"reproduce", "--paper", "upcycled", "--shard", "3/2"}, 2, "--shard"},
+		{[]string{"reproduce", "--paper", "upcycled", "--workers", "-1"}, 2, "--workers"},
+		{[]string{"reproduce", "--paper", "upcycled", "--bogus"}, 2, "flag provided but not defined"},
+		{[]string{"verify", "--paper", "nope"}, 2, "unknown paper"},
+		{[]string{"list", "extra"}, 2, "unexpected argument"},
+	}
+	for _, c := range cases {
+		code, _, errs := call(c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d stderr %q; want exit %d containing %q", c.args, code, errs, c.code, c.want)
+		}
+		if c.want != "" && strings.Count(strings.TrimSpace(errs), "\n") > 0 && !strings.Contains(errs, "Usage") {
+			t.Errorf("%v: error is not one line: %q", c.args, errs)
+		}
+	}
+}
+
+func TestReproduceBadSpecAndExperiment(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	os.WriteFile(spec, []byte("paper: upcycled\nscale: smoke\nseeds: [1]\nexperiments:\n  - name: x\n    sigma_typo: 1\n"), 0o644)
+	code, _, errs := call("reproduce", "--paper", "upcycled", "--scale", "smoke", "--spec", spec, "--results", dir)
+	if code != 1 || !strings.Contains(errs, spec+":6: unknown key \"sigma_typo\"") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = call("reproduce", "--paper", "upcycled", "--scale", "smoke", "--experiment", "table9", "--results", dir)
+	if code != 1 || !strings.Contains(errs, `unknown experiment "table9"`) {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 { // only spec.yaml: nothing half-written
+		t.Fatalf("bad input wrote files: %v", entries)
+	}
+}
+
+func TestReproduceOneExperimentAndResume(t *testing.T) {
+	shared := sharedDir(t)
+	dir := t.TempDir()
+	args := []string{"reproduce", "--paper", "upcycled", "--scale", "smoke", "--experiment", "fig3_output",
+		"--shared-dir", shared, "--results", filepath.Join(dir, "res"), "--reports", filepath.Join(dir, "rep"), "--json"}
+	code, out, errs := call(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var sum map[string]any
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out)
+	}
+	if sum["ran"].(float64) != 32 || sum["reused"].(float64) != 0 {
+		t.Fatalf("first run: %v", sum)
+	}
+	code, out, _ = call(args...)
+	json.Unmarshal([]byte(out), &sum)
+	if code != 0 || sum["ran"].(float64) != 0 || sum["reused"].(float64) != 32 {
+		t.Fatalf("resume: exit %d %v", code, sum)
+	}
+	if !strings.Contains(errs, "report needs every experiment") {
+		t.Errorf("a partial run should say why no report was written: %q", errs)
+	}
+}
+
+func TestCompareWithoutResults(t *testing.T) {
+	code, _, errs := call("compare", "--paper", "upcycled", "--scale", "smoke", "--no-run", "--results", t.TempDir(), "--golden", filepath.Join("..", "..", "golden"))
+	if code != 1 || !strings.Contains(errs, "results incomplete") {
+		t.Fatalf("exit %d stderr %q", code, errs)
+	}
+}
+
+func TestListJSON(t *testing.T) {
+	code, out, errs := call("list", "--json")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	var entries []struct {
+		Paper       string `json:"paper"`
+		Experiments []struct {
+			Scale, Name string
+			Runs        int
+		} `json:"experiments"`
+	}
+	if err := json.Unmarshal([]byte(out), &entries); err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(knownPapers) || entries[0].Paper != "upcycled" || len(entries[0].Experiments) == 0 {
+		t.Fatalf("list: %+v", entries)
+	}
+}
