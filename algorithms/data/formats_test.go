@@ -59,6 +59,7 @@ func TestDecodeIDX(t *testing.T) {
 		{"rank 0", []byte{0, 0, 8, 0}, "IDX rank 0"},
 		{"short header", []byte{0, 0, 8, 3, 0, 0, 0, 1}, "too short for an IDX header of rank 3"},
 		{"short body", idxBytes([]int{2, 3}, []byte{1, 2, 3}), "need 6 data bytes, file has 3"},
+		{"zero inner size", idxBytes([]int{1 << 29, 0}, nil), "dimension 1 is zero"},
 		{"long body", idxBytes([]int{1}, []byte{1, 2}), "need 1 data bytes, file has 2"},
 		{"absurd sizes", idxBytes([]int{1 << 30, 1 << 30, 1 << 30}, []byte{1}), "need more than the 1 data bytes"},
 		{"absurd sizes gz", gz(t, idxBytes([]int{60000, 28, 28}, []byte{1})), "need 47040000 data bytes, file has 1"},

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"archive/zip"
 	"bytes"
 	"strings"
 	"testing"
@@ -38,6 +39,10 @@ func FuzzDecodePT(f *testing.F) {
 	f.Add(makePT(f, "mytest", []float64{0.5}, 1, 1, []float64{1}))
 	f.Add(makePT(f, "a", nil, 0, 4, nil))
 	f.Add([]byte("PK\x03\x04"))
+	f.Add(zipEntriesMethod(f, zip.Deflate, [2]any{"x/data.pkl", tensorDatasetPickle(
+		ptTensor{key: "0", storage: "DoubleStorage", numel: 2, size: []int{2, 1}, stride: []int{1, 1}},
+		ptTensor{key: "1", storage: "DoubleStorage", numel: 2, size: []int{2}, stride: []int{1}},
+	)}, [2]any{"x/data/0", float64Bytes([]float64{1, 2})}, [2]any{"x/data/1", float64Bytes([]float64{1, 0})}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ts, err := DecodePT(b, fuzzName)
 		checkFuzzErr(t, err)

@@ -80,10 +80,16 @@ func tensorDatasetPickle(ts ...ptTensor) []byte {
 // zipEntries writes a stored (uncompressed) zip of the entries, in order.
 func zipEntries(t testing.TB, entries ...[2]any) []byte {
 	t.Helper()
+	return zipEntriesMethod(t, zip.Store, entries...)
+}
+
+// zipEntriesMethod writes a zip of the entries with the given method.
+func zipEntriesMethod(t testing.TB, method uint16, entries ...[2]any) []byte {
+	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, e := range entries {
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: e[0].(string), Method: zip.Store})
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: e[0].(string), Method: method})
 		if err != nil {
 			t.Fatal(err)
 		}

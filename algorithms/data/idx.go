@@ -51,6 +51,11 @@ func parseIDX(p []byte, name string) (*IDX, error) {
 	zero := false
 	for i := range dims {
 		dims[i] = int(binary.BigEndian.Uint32(p[4+4*i:]))
+		if dims[i] == 0 && i > 0 {
+			// Only the item count may be zero; otherwise a header could
+			// claim billions of empty items without any data behind them.
+			return nil, fmt.Errorf("%s: IDX sizes %v: dimension %d is zero", name, dims[:i+1], i)
+		}
 		zero = zero || dims[i] == 0
 	}
 	n, overflow := uint64(0), false

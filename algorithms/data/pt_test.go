@@ -1,6 +1,7 @@
 package data
 
 import (
+	"archive/zip"
 	"errors"
 	"io/fs"
 	"math"
@@ -37,6 +38,19 @@ func TestDecodeTensorDatasetRoundTrip(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestDecodePTDeflated(t *testing.T) {
+	pkl := tensorDatasetPickle(
+		ptTensor{key: "0", storage: "DoubleStorage", numel: 4, size: []int{2, 2}, stride: []int{2, 1}},
+		ptTensor{key: "1", storage: "DoubleStorage", numel: 2, size: []int{2}, stride: []int{1}},
+	)
+	b := zipEntriesMethod(t, zip.Deflate, [2]any{"x/data.pkl", pkl},
+		[2]any{"x/data/0", float64Bytes([]float64{1, 2, 3, 4})}, [2]any{"x/data/1", float64Bytes([]float64{1, 0})})
+	d, err := DecodeTensorDataset(b, "deflated.pt")
+	if err != nil || d.N != 2 || d.X[3] != 4 || d.Y[0] != 1 {
+		t.Fatalf("got %v, %v", d, err)
 	}
 }
 
