@@ -1,4 +1,5 @@
-// Package golden embeds the transcribed paper numbers (<paper>/paper.yaml)
+// Package golden holds the transcribed paper numbers (<paper>/paper.yaml,
+// embedded, with their schema Numbers)
 // so that the fedrepro binary can write reports from any directory. The
 // per-scale golden results and expected claim verdicts stay plain files:
 // they are read by tests and `fedrepro compare` from the repository.
