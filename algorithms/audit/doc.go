@@ -4,4 +4,15 @@
 // distinguishing-game harness that runs a mechanism on neighbouring inputs
 // from named random streams. Paper packages register audits of their own
 // mechanisms and privacy figures here; `fedrepro audit --paper X` prints them.
+//
+// To audit a mechanism, wrap one run on D or D′ as a Mechanism (a scalar
+// score) or a VectorMechanism plus a Score (GaussianLRScore is the optimal
+// attack on Gaussian outputs) and play a Game:
+//
+//	g := audit.Game{ID: "upcycled/output-perturbation", Seed: opts.Seed, Trials: 2000, Delta: 1e-5}
+//	res, err := g.RunVector(mech, dim, audit.GaussianLRScore(meanD, meanDPrime))
+//
+// res.EpsilonLB holds with probability res.Confidence; an ε_LB above a
+// paper's claimed ε refutes the claim. A bound far below the claim proves
+// nothing: lower bounds from a few thousand trials are weak.
 package audit

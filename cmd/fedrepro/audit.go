@@ -1,0 +1,180 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// `fedrepro audit --paper X` runs every audit a paper package registered
+// (algorithms/audit.Register) and prints their tables as Markdown, or as
+// JSON {"paper": X, "audits": [Table…]}. A paper with no registered audit
+// prints "no audits yet" (an empty list in JSON): nothing is faked.
+//
+// Paper packages register their audits in init, so they reach this command
+// only when the binary imports them; each paper package must be blank-
+// imported here (or in main.go) once it exists.
+
+func init() {
+	register(command{
+		Name:    "audit",
+		Summary: "recompute and empirically audit a paper's privacy figures",
+		Run:     runAudit,
+	})
+}
+
+// auditReport is the --json document.
+type auditReport struct {
+	Paper  string        `json:"paper"`
+	Audits []audit.Table `json:"audits"`
+}
+
+func runAudit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("audit", stderr)
+	paper := fs.String("paper", "", "paper to audit (one of "+strings.Join(knownPapers, ", ")+")")
+	asJSON := fs.Bool("json", false, `print {"paper": X, "audits": [tables]} as JSON`)
+	quick := fs.Bool("quick", false, "reduced trial counts (CI)")
+	seed := fs.Uint64("seed", 1, "seed of every random stream the audits use")
+	dataDir := fs.String("data-dir", "", "directory of user-supplied datasets (default: built-in locations)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := checkPaper(*paper); err != nil {
+		return err
+	}
+	opts := audit.Options{Seed: *seed, Quick: *quick, DataDir: *dataDir}
+	report := auditReport{Paper: *paper, Audits: []audit.Table{}}
+	for _, e := range audit.Entries(*paper) {
+		t, err := e.Run(opts)
+		if err != nil {
+			return fmt.Errorf("audit %s/%s: %w", e.Paper, e.ID, err)
+		}
+		if t.ID == "" {
+			t.ID = e.ID
+		}
+		if t.Title == "" {
+			t.Title = e.Title
+		}
+		report.Audits = append(report.Audits, t)
+	}
+	if *asJSON {
+		for i := range report.Audits {
+			report.Audits[i] = jsonSafe(report.Audits[i])
+		}
+		return writeJSON(stdout, report)
+	}
+	if len(report.Audits) == 0 {
+		_, err := fmt.Fprintf(stdout, "%s: no audits yet\n", *paper)
+		return err
+	}
+	for i, t := range report.Audits {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		if err := renderTable(stdout, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonSafe replaces non-finite numbers, which JSON cannot encode, by null.
+func jsonSafe(t audit.Table) audit.Table {
+	rows := make([]audit.Row, len(t.Rows))
+	for i, r := range t.Rows {
+		rows[i] = audit.Row{}
+		for k, v := range r {
+			if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+				v = nil
+			}
+			rows[i][k] = v
+		}
+	}
+	t.Rows = rows
+	return t
+}
+
+// cell formats one value: floats to 6 significant digits, ∞ spelled out.
+func cell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		switch {
+		case math.IsInf(x, 1):
+			return "∞"
+		case math.IsInf(x, -1):
+			return "-∞"
+		case math.IsNaN(x):
+			return "NaN"
+		}
+		return strconv.FormatFloat(x, 'g', 6, 64)
+	case float32:
+		return cell(float64(x))
+	case string:
+		return x
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// renderTable prints "## id — title", the rows as a Markdown table (headers
+// exactly as the column names: tablewriter's upper-casing is disabled),
+// then notes and the verdict.
+func renderTable(w io.Writer, t audit.Table) error {
+	fmt.Fprintf(w, "## %s — %s\n\n", t.ID, t.Title)
+	cols := t.Columns
+	if len(cols) == 0 && len(t.Rows) > 0 {
+		for k := range t.Rows[0] {
+			cols = append(cols, k)
+		}
+		sortStrings(cols)
+	}
+	if len(cols) > 0 {
+		tbl := tablewriter.NewTable(w,
+			tablewriter.WithRenderer(renderer.NewMarkdown()),
+			tablewriter.WithHeaderAutoFormat(tw.Off),
+			tablewriter.WithHeaderAlignment(tw.AlignLeft),
+			tablewriter.WithRowAlignment(tw.AlignLeft),
+		)
+		header := make([]any, len(cols))
+		for i, c := range cols {
+			header[i] = c
+		}
+		tbl.Header(header...)
+		for _, r := range t.Rows {
+			line := make([]any, len(cols))
+			for i, c := range cols {
+				line[i] = cell(r[c])
+			}
+			if err := tbl.Append(line...); err != nil {
+				return err
+			}
+		}
+		if err := tbl.Render(); err != nil {
+			return err
+		}
+	}
+	for _, n := range t.Notes {
+		fmt.Fprintf(w, "- %s\n", n)
+	}
+	if t.Verdict != "" {
+		fmt.Fprintf(w, "verdict: %s\n", t.Verdict)
+	}
+	return nil
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
