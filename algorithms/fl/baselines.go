@@ -314,9 +314,14 @@ func (f *PFedMe) Local(c *Client, up *Upload) {
 		c.grad = make([]float64, len(w))
 	}
 	g := c.grad[:len(w)]
+	gradOnly, _ := c.Model.(model.GradOnly)
 	c.Batches(func(b model.Batch) {
 		for k := 0; k < f.K; k++ {
-			c.Model.LossGrad(theta, b, g, c.Rand)
+			if gradOnly != nil {
+				gradOnly.Grad(theta, b, g, c.Rand)
+			} else {
+				c.Model.LossGrad(theta, b, g, c.Rand)
+			}
 			for i := range theta {
 				x := lr * (g[i] + f.Lambda*(theta[i]-w[i]) + f.Mu*theta[i])
 				if c.Linear != nil {

@@ -109,7 +109,8 @@ type GradHook func(p, g []float64)
 // TrainSGD runs the shared local loop on p: for every mini-batch of
 // Batches, g = ∇loss(p; batch), then hook (if any) adjusts g, then g is
 // clipped to Local.MaxGradNorm (if set), then opt steps. It returns the
-// mean mini-batch loss.
+// mean mini-batch loss, or NaN when the model computes gradients only
+// (model.GradOnly, which skips the per-example loss nobody reads here).
 func (c *Client) TrainSGD(p []float64, opt optim.Optimizer, hook GradHook) float64 {
 	if cap(c.grad) < len(p) {
 		c.grad = make([]float64, len(p))
@@ -117,8 +118,14 @@ func (c *Client) TrainSGD(p []float64, opt optim.Optimizer, hook GradHook) float
 	g := c.grad[:len(p)]
 	var lossSum float64
 	var batches int
+	gradOnly, _ := c.Model.(model.GradOnly)
 	c.Batches(func(b model.Batch) {
-		lossSum += c.Model.LossGrad(p, b, g, c.Rand)
+		if gradOnly != nil {
+			gradOnly.Grad(p, b, g, c.Rand)
+			lossSum = math.NaN()
+		} else {
+			lossSum += c.Model.LossGrad(p, b, g, c.Rand)
+		}
 		if hook != nil {
 			hook(p, g)
 		}

@@ -118,6 +118,12 @@ func argmax(v []float64) int {
 // d₂ = s_1 − s_0 ∈ [−1, 1], so q_1 = σ(d₂) ∈ [0.27, 0.73] and the loss
 // −log q_y is computed directly without loss of precision.
 func headLoss2(l Loss, z []float64, y int, delta []float64) float64 {
+	return headLoss2Opt(l, z, y, delta, true)
+}
+
+// headLoss2Opt is headLoss2 that skips the loss (returning 0) when
+// wantLoss is false; delta is the same either way.
+func headLoss2Opt(l Loss, z []float64, y int, delta []float64, wantLoss bool) float64 {
 	d := z[1] - z[0]
 	switch l {
 	case CrossEntropy:
@@ -131,6 +137,9 @@ func headLoss2(l Loss, z []float64, y int, delta []float64) float64 {
 		if delta != nil {
 			delta[0], delta[1] = 1-p1, p1
 			delta[y]--
+		}
+		if !wantLoss {
+			return 0
 		}
 		x := d // loss = softplus(d) for y = 0, softplus(−d) for y = 1
 		if y == 1 {
@@ -157,6 +166,9 @@ func headLoss2(l Loss, z []float64, y int, delta []float64) float64 {
 			}
 			dot := s0*u0 + s1*u1
 			delta[0], delta[1] = s0*(u0-dot), s1*(u1-dot)
+		}
+		if !wantLoss {
+			return 0
 		}
 		if y == 0 {
 			return -math.Log(q0)

@@ -63,6 +63,14 @@ type Differentiable interface {
 	LossGrad(p []float64, b Batch, grad []float64, r *rand.Rand) float64
 }
 
+// GradOnly is implemented by models that can compute the mean-loss
+// gradient without the loss value itself: training loops that discard the
+// loss use it to skip the per-example logarithm. The gradient must equal
+// LossGrad's.
+type GradOnly interface {
+	Grad(p []float64, b Batch, grad []float64, r *rand.Rand)
+}
+
 // Model is a classifier with analytic gradients.
 type Model interface {
 	Differentiable

@@ -226,3 +226,32 @@ func TestFEMNISTNetAtInit(t *testing.T) {
 		t.Errorf("initial loss %g, want ≈ log 10", l)
 	}
 }
+
+// The gradient-only path must give LossGrad's gradient bit for bit.
+func TestLogRegGradOnlyMatchesLossGrad(t *testing.T) {
+	for _, loss := range []Loss{CrossEntropy, DoubleSoftmax} {
+		for _, classes := range []int{2, 3} {
+			m := NewLogReg(7, classes, loss)
+			p := make([]float64, m.NumParams())
+			for i := range p {
+				p[i] = float64(i%5-2) * 0.3
+			}
+			b := Batch{X: make([]float64, 9*7), Y: make([]int, 9), N: 9, D: 7}
+			for i := range b.X {
+				b.X[i] = float64(i%13)/4 - 1.5
+			}
+			for i := range b.Y {
+				b.Y[i] = i % classes
+			}
+			g1 := make([]float64, len(p))
+			g2 := make([]float64, len(p))
+			m.LossGrad(p, b, g1, nil)
+			m.Grad(p, b, g2, nil)
+			for i := range g1 {
+				if g1[i] != g2[i] {
+					t.Fatalf("%v, %d classes: coordinate %d: %g vs %g", loss, classes, i, g1[i], g2[i])
+				}
+			}
+		}
+	}
+}
