@@ -163,12 +163,16 @@ type Result struct {
 	Counters    Counters  `json:"counters"`
 	Extra       any       `json:"extra,omitempty"`
 	WallSeconds float64   `json:"wall_seconds"`
-	CodeVersion string    `json:"code_version"`
+	// CPUSeconds is the CPU time of the run's own thread (Linux; 0 when
+	// unavailable): unlike wall time it does not grow when other runs or
+	// programs compete for the cores.
+	CPUSeconds  float64 `json:"cpu_seconds,omitempty"`
+	CodeVersion string  `json:"code_version"`
 }
 
 // TimingFields are the result fields that legitimately differ between two
 // executions of the same run.
-var TimingFields = []string{"wall_seconds", "code_version"}
+var TimingFields = []string{"wall_seconds", "cpu_seconds", "code_version"}
 
 // CodeVersion describes the binary: the VCS revision (with "+dirty" when the
 // tree had uncommitted changes) or the module version.

@@ -176,6 +176,10 @@ func runOne(ctx context.Context, r Run, fn Func, dir string) (err error) {
 	if err != nil {
 		return err
 	}
+	// Pin the run to one OS thread so its thread CPU time is its own.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0, cpuOK := threadCPU()
 	t0 := time.Now()
 	out, err := fn(ctx, r)
 	if err != nil {
@@ -189,6 +193,9 @@ func runOne(ctx context.Context, r Run, fn Func, dir string) (err error) {
 		Rounds: out.Rounds, Final: out.Final, Counters: out.Counters, Extra: out.Extra,
 		WallSeconds: time.Since(t0).Seconds(),
 		CodeVersion: CodeVersion(),
+	}
+	if c1, ok := threadCPU(); ok && cpuOK {
+		res.CPUSeconds = c1 - c0
 	}
 	return WriteResult(r.Path(dir), &res)
 }

@@ -237,3 +237,28 @@ func BenchmarkRunnerOverheadPerRun(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+func TestCPUSecondsRecorded(t *testing.T) {
+	if _, ok := threadCPU(); !ok {
+		t.Skip("thread CPU time unavailable on this platform")
+	}
+	dir := t.TempDir()
+	spin := func(context.Context, Run) (*Outcome, error) {
+		x := 0.0
+		for i := 0; i < 30_000_000; i++ {
+			x += math.Sqrt(float64(i))
+		}
+		return &Outcome{Final: Metrics{"x": x}}, nil
+	}
+	r := toyRuns()[0]
+	if _, err := Execute(context.Background(), []Run{r}, spin, Options{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ReadResult(r.Path(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(res.CPUSeconds > 0.001) || res.CPUSeconds > res.WallSeconds+0.05 {
+		t.Fatalf("cpu %.4fs wall %.4fs", res.CPUSeconds, res.WallSeconds)
+	}
+}
