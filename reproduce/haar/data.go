@@ -1,0 +1,192 @@
+package haar
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/fedrepro/fedrepro/algorithms/data"
+	"github.com/fedrepro/fedrepro/algorithms/rng"
+)
+
+// Dataset labels for reports.
+var datasetLabel = map[string]string{"fashion_mnist": "Fashion-MNIST", "mnist": "MNIST", "cifar10": "CIFAR-10"}
+
+// imageSets loads each (dataset, pooling) once per process and shares it
+// read-only between runs.
+type imageSets struct {
+	dataDir string
+
+	mu    sync.Mutex
+	cache map[string]*imageSet
+}
+
+type imageSet struct {
+	once        sync.Once
+	train, test *data.Dataset
+	shape       data.ImageShape
+	err         error
+}
+
+func newImageSets(dataDir string) *imageSets {
+	return &imageSets{dataDir: dataDir, cache: map[string]*imageSet{}}
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func hasIDX(dir string) bool {
+	return exists(filepath.Join(dir, data.IDXTrainImages)) || exists(filepath.Join(dir, data.IDXTrainImages+".gz"))
+}
+
+// candidates lists the directories where a dataset may be, in order.
+func (s *imageSets) candidates(ds string) []string {
+	var c []string
+	d := s.dataDir
+	switch ds {
+	case "fashion_mnist":
+		if d != "" {
+			c = append(c, filepath.Join(d, "fashion-mnist"), filepath.Join(d, "fashion_mnist"), filepath.Join(d, "FashionMNIST", "raw"))
+		}
+		c = append(c, data.FashionMNISTDir)
+	case "mnist":
+		if d != "" {
+			c = append(c, filepath.Join(d, "mnist"), filepath.Join(d, "MNIST", "raw"))
+		}
+	case "cifar10":
+		if d != "" {
+			c = append(c, d, filepath.Join(d, "cifar10"), filepath.Join(d, "cifar-10"))
+		}
+	}
+	return c
+}
+
+// dir returns the first candidate directory holding the dataset's files.
+func (s *imageSets) dir(ds string) (string, bool) {
+	for _, c := range s.candidates(ds) {
+		switch ds {
+		case "cifar10":
+			if exists(filepath.Join(c, "data_batch_1.bin")) || exists(filepath.Join(c, "cifar-10-batches-bin", "data_batch_1.bin")) {
+				return c, true
+			}
+		default:
+			if hasIDX(c) {
+				return c, true
+			}
+		}
+	}
+	return "", false
+}
+
+// available reports, without loading, whether a dataset's files exist.
+func (s *imageSets) available(ds string) bool {
+	_, ok := s.dir(ds)
+	return ok
+}
+
+// where says where a dataset was looked for (for "not run" notes).
+func (s *imageSets) where(ds string) string {
+	c := s.candidates(ds)
+	if len(c) == 0 {
+		return "--data-dir/" + map[string]string{"mnist": "mnist", "cifar10": "cifar-10-batches-bin"}[ds] + " (no --data-dir given)"
+	}
+	return strings.Join(c, " or ")
+}
+
+// load returns the dataset's train and test sets after pool 2×2
+// average-pooling passes (cached).
+func (s *imageSets) load(ds string, pool int) (*imageSet, error) {
+	key := fmt.Sprintf("%s/%d", ds, pool)
+	s.mu.Lock()
+	l, ok := s.cache[key]
+	if !ok {
+		l = &imageSet{}
+		s.cache[key] = l
+	}
+	s.mu.Unlock()
+	l.once.Do(func() { l.train, l.test, l.shape, l.err = s.loadUncached(ds, pool) })
+	return l, l.err
+}
+
+func (s *imageSets) loadUncached(ds string, pool int) (train, test *data.Dataset, shape data.ImageShape, err error) {
+	if pool > 0 {
+		// The finer resolution is not cached: only the resolution the
+		// runs use stays in memory (28×28 Fashion-MNIST alone is 376 MB
+		// of float64).
+		btrain, btest, bshape, err := s.loadUncached(ds, pool-1)
+		if err != nil {
+			return nil, nil, shape, err
+		}
+		train, shape, err = data.AvgPool2x2(btrain, bshape)
+		if err != nil {
+			return nil, nil, shape, err
+		}
+		test, _, err = data.AvgPool2x2(btest, bshape)
+		return train, test, shape, err
+	}
+	dir, ok := s.dir(ds)
+	if !ok {
+		return nil, nil, shape, fmt.Errorf("dataset %s not found at %s", ds, s.where(ds))
+	}
+	switch ds {
+	case "fashion_mnist":
+		train, test, err = data.LoadFashionMNIST(dir)
+		shape = data.MNISTShape
+	case "mnist":
+		train, test, err = data.LoadMNIST(dir)
+		shape = data.MNISTShape
+	case "cifar10":
+		train, test, err = data.LoadCIFAR10(dir)
+		shape = data.CIFARShape
+	default:
+		err = fmt.Errorf("unknown dataset %q", ds)
+	}
+	return train, test, shape, err
+}
+
+// split is one seed's federated cut of a dataset: the public proxy set of
+// the median clip, the clients' training sets (iid, equal sizes: "divided
+// equally") and the evaluation set.
+type split struct {
+	public  *data.Dataset
+	clients []*data.Dataset
+	test    *data.Dataset
+}
+
+// SplitKey names the stream of a seed's split of a dataset: the same for
+// every method, level and optimizer.
+func SplitKey(seed uint64, dataset string) rng.Key { return rng.New(seed, "haar", dataset, "split") }
+
+// makeSplit shuffles the training set (stream SplitKey/"perm"), takes the
+// first Public examples as the public set and gives the next ClientSize
+// examples to each client (ClientSize 0: the rest, divided equally); the
+// test set is the first Test examples of a shuffle of the test set (all of
+// it when Test is 0).
+func makeSplit(set *imageSet, d DataSpec, key rng.Key) (*split, error) {
+	n := set.train.N
+	perm := make([]int, n)
+	rng.Perm(key.Derive("perm").Rand(), perm)
+	size := d.ClientSize
+	if size == 0 {
+		size = (n - d.Public) / d.Clients
+	}
+	if need := d.Public + d.Clients*size; need > n || size < 1 {
+		return nil, fmt.Errorf("split: %d public + %d clients × %d examples needs %d of %d training examples", d.Public, d.Clients, size, need, n)
+	}
+	sp := &split{public: set.train.Subset(perm[:d.Public])}
+	for c := 0; c < d.Clients; c++ {
+		off := d.Public + c*size
+		sp.clients = append(sp.clients, set.train.Subset(perm[off:off+size]))
+	}
+	sp.test = set.test
+	if d.Test > 0 && d.Test < set.test.N {
+		tp := make([]int, set.test.N)
+		rng.Perm(key.Derive("test").Rand(), tp)
+		sp.test = set.test.Subset(tp[:d.Test])
+	}
+	return sp, nil
+}

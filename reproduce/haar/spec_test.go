@@ -1,0 +1,64 @@
+package haar
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSpecsPlan(t *testing.T) {
+	for _, scale := range Scales {
+		s, err := LoadSpec(scale)
+		if err != nil {
+			t.Fatalf("%s: %v", scale, err)
+		}
+		runs, err := s.Plan(func(string) bool { return true })
+		if err != nil || len(runs) == 0 {
+			t.Fatalf("%s: %d runs, %v", scale, len(runs), err)
+		}
+		cells := map[string]int{}
+		for _, r := range runs {
+			if err := r.Validate(); err != nil {
+				t.Errorf("%s: %v", scale, err)
+			}
+			if _, err := r.ConfigHash(); err != nil {
+				t.Errorf("%s: %v", scale, err)
+			}
+			cells[r.Experiment+"/"+r.Cell]++
+		}
+		for c, n := range cells {
+			if n < 4 {
+				t.Errorf("%s: cell %s has %d seeds; the gate's U test needs ≥ 4", scale, c, n)
+			}
+		}
+		// Missing datasets drop their runs instead of failing.
+		only, _ := s.Plan(func(ds string) bool { return ds == "fashion_mnist" })
+		for _, r := range only {
+			if !strings.HasPrefix(r.Cell, "fashion_mnist/") {
+				t.Errorf("%s: run %s planned without its data", scale, r.ID())
+			}
+		}
+	}
+}
+
+func TestSpecStrict(t *testing.T) {
+	b, _ := specFS.ReadFile("specs/smoke.yaml")
+	bad := strings.Replace(string(b), "    rounds: 5\n", "    rounds: 5\n    roundz: 5\n", 1)
+	_, err := decodeSpec("smoke.yaml", []byte(bad), "smoke")
+	if err == nil || !strings.Contains(err.Error(), "smoke.yaml:") || !strings.Contains(err.Error(), "roundz") {
+		t.Errorf("unknown key: %v", err)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"methods: [nonprivate, vanilla, dyn", "methods: [nonprivate, vanila, dyn", "unknown method"},
+		{"level: user", "level: client", "level"},
+		{"wav_domain: coefficient", "wav_domain: pixel", "clip domain"},
+		{"rho_sigma: 2", "rho_sigma: 0.5", "rho_sigma"},
+	} {
+		_, err := decodeSpec("smoke.yaml", []byte(strings.Replace(string(b), c.from, c.to, 1)), "smoke")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q → %q: %v, want an error about %s", c.from, c.to, err, c.want)
+		}
+	}
+	if _, err := decodeSpec("smoke.yaml", b, "default"); err == nil {
+		t.Error("scale mismatch accepted")
+	}
+}
