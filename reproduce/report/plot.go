@@ -31,6 +31,9 @@ type Figure struct {
 	Series                []Series
 	LogY                  bool
 	Width, Height         vg.Length // default 6in × 4in
+	// Legend places the legend: "top-right" (default), "top-left",
+	// "bottom-right", "bottom-left", or "none".
+	Legend string
 }
 
 // Save writes base+".svg" and base+".png" atomically-enough (via temp and
@@ -40,7 +43,18 @@ func (f *Figure) Save(base string) error {
 	p.Title.Text = f.Title
 	p.X.Label.Text = f.XLabel
 	p.Y.Label.Text = f.YLabel
-	p.Legend.Top = true
+	switch f.Legend {
+	case "", "top-right":
+		p.Legend.Top = true
+	case "top-left":
+		p.Legend.Top, p.Legend.Left = true, true
+	case "bottom-right":
+	case "bottom-left":
+		p.Legend.Left = true
+	case "none":
+	default:
+		return fmt.Errorf("figure %q: unknown legend position %q", f.Title, f.Legend)
+	}
 	if f.LogY {
 		p.Y.Scale = plot.LogScale{}
 		p.Y.Tick.Marker = plot.LogTicks{}
@@ -81,7 +95,9 @@ func (f *Figure) Save(base string) error {
 			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 		}
 		p.Add(line)
-		p.Legend.Add(s.Name, line)
+		if f.Legend != "none" {
+			p.Legend.Add(s.Name, line)
+		}
 	}
 	w, h := f.Width, f.Height
 	if w == 0 {
