@@ -4,5 +4,6 @@ package main
 // init; importing them here is what puts them in the binary.
 import (
 	_ "github.com/fedrepro/fedrepro/reproduce/haar"
+	_ "github.com/fedrepro/fedrepro/reproduce/normec"
 	_ "github.com/fedrepro/fedrepro/reproduce/upcycled"
 )
