@@ -40,6 +40,10 @@ func (v Verdict) Valid() bool {
 	return false
 }
 
+// DefaultSeed is the seed of every recorded verdict (tests, `fedrepro
+// verify`, the reports), so all of them show the same numbers.
+const DefaultSeed = 20240727
+
 // Config tunes a check run.
 type Config struct {
 	// Seed names the random streams of the check (rng.New(Seed, claimID, ...)).

@@ -10,8 +10,8 @@ package prooftest
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
+	"github.com/fedrepro/fedrepro/internal/goldenflag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,10 +21,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var update = flag.Bool("update", false, "rewrite golden/<paper>/claims.yaml with the verdicts computed now")
+var update = goldenflag.Update
 
 // Seed is the seed every claim test uses, so verdicts are reproducible.
-const Seed = 20240727
+const Seed = proofs.DefaultSeed
 
 // GoldenPath returns golden/<paper>/claims.yaml relative to a package two
 // levels below the module root (proofs/<paper>).

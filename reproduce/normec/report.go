@@ -19,7 +19,7 @@ import (
 // `fedrepro verify` and the claim tests use (prooftest.Seed; that package
 // is not imported here because its -update flag would clash with the
 // golden gate's in this package's tests).
-const claimSeed = 20240727
+const claimSeed = proofs.DefaultSeed
 
 // The combo whose readings stand beside the paper's: the paper's own
 // setting (iid split, its noise formula) on our data and smallest model.

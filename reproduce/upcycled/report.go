@@ -575,7 +575,7 @@ func (w *reportWriter) claims(doc *report.Doc) {
 	}
 	tb := &report.Table{Header: []string{"claim", "source", "verdict", "evidence"}}
 	for _, c := range cs {
-		r := proofs.Run(c, proofs.Config{Seed: 20240727})
+		r := proofs.Run(c, proofs.Config{Seed: proofs.DefaultSeed})
 		tb.Add(c.ID, c.Source, r.Verdict, oneLine(r.Evidence, 400))
 	}
 	doc.Table(tb)
@@ -588,7 +588,7 @@ func (w *reportWriter) audits(doc *report.Doc) {
 		doc.P("No audits are registered yet.")
 		return
 	}
-	opts := audit.Options{Seed: 20240727, DataDir: filepath.Join(w.o.SharedDir, "datasets", "upcycled-synthetic")}
+	opts := audit.Options{Seed: proofs.DefaultSeed, DataDir: filepath.Join(w.o.SharedDir, "datasets", "upcycled-synthetic")}
 	for _, e := range es {
 		t, err := e.Run(opts)
 		if err != nil {

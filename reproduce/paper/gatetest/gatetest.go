@@ -7,6 +7,7 @@ package gatetest
 import (
 	"context"
 	"flag"
+	"github.com/fedrepro/fedrepro/internal/goldenflag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ import (
 )
 
 var (
-	update = flag.Bool("update", false, "rewrite golden/<paper>/<scale>/results.json")
+	update = goldenflag.Update
 	scale  = flag.String("gate-scale", "smoke", "scale to gate (smoke in CI; make golden SCALE=default records default)")
 )
 
