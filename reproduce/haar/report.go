@@ -14,7 +14,6 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"github.com/fedrepro/fedrepro/algorithms/haar"
 	goldenfs "github.com/fedrepro/fedrepro/golden"
-	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
@@ -835,49 +834,12 @@ func (w *reportWriter) pldClaimed(method string, g *group) string {
 
 func (w *reportWriter) claims(doc *report.Doc) {
 	doc.H(2, "Claims (`fedrepro verify --paper haar`)")
-	cs := proofs.Claims("haar")
-	if len(cs) == 0 {
-		doc.P("No claim checks are registered.")
-		return
-	}
-	tb := &report.Table{Header: []string{"claim", "source", "verdict", "evidence"}}
-	for _, c := range cs {
-		r := proofs.Run(c, proofs.Config{Seed: reportSeed})
-		tb.Add(c.ID, c.Source, r.Verdict, oneLine(r.Evidence, 400))
-	}
-	doc.Table(tb)
+	report.Claims(doc, "haar", reportSeed)
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {
-	doc.H(2, "Privacy-figure audit (`audit.Entries(\"haar\")`)")
-	es := audit.Entries("haar")
-	if len(es) == 0 {
-		doc.P("No audits are registered.")
-		return
-	}
-	for _, e := range es {
-		t, err := e.Run(audit.Options{Seed: reportSeed, DataDir: w.o.DataDir})
-		if err != nil {
-			doc.P("**%s**: failed: %v", e.Title, err)
-			continue
-		}
-		doc.H(3, "%s", t.Title)
-		if t.Verdict != "" {
-			doc.P("Verdict: **%s**", t.Verdict)
-		}
-		tb := &report.Table{Header: t.Columns}
-		for _, r := range t.Rows {
-			row := make([]string, len(t.Columns))
-			for i, c := range t.Columns {
-				row[i] = formatAny(r[c])
-			}
-			tb.Rows = append(tb.Rows, row)
-		}
-		doc.Table(tb)
-		if len(t.Notes) > 0 {
-			doc.List(t.Notes...)
-		}
-	}
+	doc.H(2, "Privacy-figure audit (`fedrepro audit --paper haar`)")
+	report.Audits(doc, "haar", audit.Options{Seed: reportSeed, DataDir: w.o.DataDir}, nil)
 }
 
 // costs reports the measured work per configuration family.
@@ -938,26 +900,4 @@ func (w *reportWriter) notRun(doc *report.Doc) {
 	}
 	items = append(items, notRun(w.s, w.sets)...)
 	doc.List(items...)
-}
-
-func oneLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > limit {
-		s = string(r[:limit]) + "…"
-	}
-	return s
-}
-
-func formatAny(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case float64:
-		if math.IsInf(x, 1) {
-			return "∞"
-		}
-		return fmt.Sprintf("%.4g", x)
-	default:
-		return fmt.Sprint(x)
-	}
 }

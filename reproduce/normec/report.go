@@ -716,25 +716,8 @@ func (w *reportWriter) grid(doc *report.Doc) {
 
 func (w *reportWriter) claims(doc *report.Doc) {
 	doc.H(2, "Claims (`fedrepro verify --paper normec`)")
-	cs := proofs.Claims(paperID)
-	if len(cs) == 0 {
-		doc.P("No claim checks are registered.")
-		return
-	}
-	doc.P("The paper's lemmas, theorems, privacy formulas and the errata found while reading, each checked by a computation (`proofs/normec`, seed %d); verdicts are computed, not typed in.", claimSeed)
-	tb := &report.Table{Header: []string{"claim", "source", "verdict", "evidence"}}
-	counts := map[proofs.Verdict]int{}
-	for _, c := range cs {
-		r := proofs.Run(c, proofs.Config{Seed: claimSeed})
-		counts[r.Verdict]++
-		tb.Add(c.ID, c.Source, r.Verdict, oneLine(r.Evidence, 400))
-	}
-	var parts []string
-	for _, v := range []proofs.Verdict{proofs.Holds, proofs.HoldsWithErratum, proofs.Refuted, proofs.Inconclusive} {
-		parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
-	}
-	doc.P("%d claims: %s.", len(cs), strings.Join(parts, ", "))
-	doc.Table(tb)
+	doc.P("The paper's lemmas, theorems, privacy formulas and the errata found while reading, each checked by a computation (`proofs/normec`); verdicts are computed, not typed in.")
+	report.Claims(doc, paperID, claimSeed)
 }
 
 // auditColumns are, per audit, the columns of wide tables the README
@@ -748,45 +731,7 @@ var auditColumns = map[string][]string{
 
 func (w *reportWriter) audits(doc *report.Doc) {
 	doc.H(2, "Privacy audit (`fedrepro audit --paper normec`)")
-	es := audit.Entries(paperID)
-	if len(es) == 0 {
-		doc.P("No audits are registered.")
-		return
-	}
-	for _, e := range es {
-		t, err := e.Run(audit.Options{Seed: 1, DataDir: w.o.DataDir})
-		if err != nil {
-			doc.P("**%s**: failed: %v", e.Title, err)
-			continue
-		}
-		doc.H(3, "%s", t.Title)
-		if t.Verdict != "" {
-			doc.P("Verdict: **%s**", t.Verdict)
-		}
-		cols := t.Columns
-		if len(cols) > 12 && len(auditColumns[t.ID]) > 0 {
-			var keep []string
-			for _, c := range auditColumns[t.ID] {
-				if indexOf(t.Columns, c) < len(t.Columns) {
-					keep = append(keep, c)
-				}
-			}
-			doc.P("Selected columns (%d of %d; the whole table: `fedrepro audit --paper normec --json`).", len(keep), len(cols))
-			cols = keep
-		}
-		tb := &report.Table{Header: cols}
-		for _, r := range t.Rows {
-			row := make([]string, len(cols))
-			for i, c := range cols {
-				row[i] = formatAny(r[c])
-			}
-			tb.Rows = append(tb.Rows, row)
-		}
-		doc.Table(tb)
-		if len(t.Notes) > 0 {
-			doc.List(t.Notes...)
-		}
-	}
+	report.Audits(doc, paperID, audit.Options{Seed: 1, DataDir: w.o.DataDir}, auditColumns)
 }
 
 // resnet20Params is ResNet20's parameter count (He et al.'s CIFAR ResNet,
@@ -818,26 +763,4 @@ func (w *reportWriter) scaledDown(doc *report.Doc) {
 	}
 	items = append(items, notRun(w.s, w.src)...)
 	doc.List(items...)
-}
-
-func oneLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > limit {
-		s = string(r[:limit]) + "…"
-	}
-	return s
-}
-
-func formatAny(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case float64:
-		if math.IsInf(x, 1) {
-			return "∞"
-		}
-		return fmt.Sprintf("%.4g", x)
-	default:
-		return fmt.Sprint(x)
-	}
 }

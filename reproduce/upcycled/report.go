@@ -568,50 +568,12 @@ func (w *reportWriter) table5(doc *report.Doc) {
 
 func (w *reportWriter) claims(doc *report.Doc) {
 	doc.H(2, "Claims (`fedrepro verify --paper upcycled`)")
-	cs := proofs.Claims("upcycled")
-	if len(cs) == 0 {
-		doc.P("No claim checks are registered yet.")
-		return
-	}
-	tb := &report.Table{Header: []string{"claim", "source", "verdict", "evidence"}}
-	for _, c := range cs {
-		r := proofs.Run(c, proofs.Config{Seed: proofs.DefaultSeed})
-		tb.Add(c.ID, c.Source, r.Verdict, oneLine(r.Evidence, 400))
-	}
-	doc.Table(tb)
+	report.Claims(doc, "upcycled", proofs.DefaultSeed)
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {
 	doc.H(2, "Privacy audit (`fedrepro audit --paper upcycled`)")
-	es := audit.Entries("upcycled")
-	if len(es) == 0 {
-		doc.P("No audits are registered yet.")
-		return
-	}
-	opts := audit.Options{Seed: proofs.DefaultSeed, DataDir: filepath.Join(w.o.SharedDir, "datasets", "upcycled-synthetic")}
-	for _, e := range es {
-		t, err := e.Run(opts)
-		if err != nil {
-			doc.P("**%s**: failed: %v", e.Title, err)
-			continue
-		}
-		doc.H(3, "%s", t.Title)
-		if t.Verdict != "" {
-			doc.P("Verdict: **%s**", t.Verdict)
-		}
-		tb := &report.Table{Header: t.Columns}
-		for _, r := range t.Rows {
-			row := make([]string, len(t.Columns))
-			for i, c := range t.Columns {
-				row[i] = formatAny(r[c])
-			}
-			tb.Rows = append(tb.Rows, row)
-		}
-		doc.Table(tb)
-		if len(t.Notes) > 0 {
-			doc.List(t.Notes...)
-		}
-	}
+	report.Audits(doc, "upcycled", audit.Options{Seed: proofs.DefaultSeed, DataDir: filepath.Join(w.o.SharedDir, "datasets", "upcycled-synthetic")}, nil)
 }
 
 func (w *reportWriter) notReproduced(doc *report.Doc) {
@@ -642,29 +604,4 @@ func expNames(es []*Experiment) string {
 		n = append(n, e.Name)
 	}
 	return strings.Join(n, ", ")
-}
-
-func oneLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > limit {
-		s = s[:limit] + "…"
-	}
-	return s
-}
-
-func formatAny(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case float64:
-		if math.IsInf(x, 1) {
-			return "∞"
-		}
-		if x != 0 && (math.Abs(x) < 1e-3 || math.Abs(x) >= 1e6) {
-			return fmt.Sprintf("%.4g", x)
-		}
-		return fmt.Sprintf("%.4g", x)
-	default:
-		return fmt.Sprint(x)
-	}
 }

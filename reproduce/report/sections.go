@@ -1,0 +1,114 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/proofs"
+)
+
+// OneLine collapses whitespace and cuts s to at most limit runes (adding
+// "…"), for evidence strings in table cells.
+func OneLine(s string, limit int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit]) + "…"
+	}
+	return s
+}
+
+// FormatValue renders an audit or summary value for a table cell: floats
+// with four significant digits, +Inf as ∞, nil as empty.
+func FormatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case float64:
+		switch {
+		case math.IsInf(x, 1):
+			return "∞"
+		case math.IsInf(x, -1):
+			return "−∞"
+		}
+		return fmt.Sprintf("%.4g", x)
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// Claims runs every registered claim of a paper with the given seed and
+// adds a table (claim, source, verdict, evidence) and a count of verdicts
+// to doc. Verdicts come from the checks; nothing is typed in here.
+func Claims(doc *Doc, paper string, seed uint64) {
+	cs := proofs.Claims(paper)
+	if len(cs) == 0 {
+		doc.P("No claim checks are registered.")
+		return
+	}
+	tb := &Table{Header: []string{"claim", "source", "verdict", "evidence"}}
+	counts := map[proofs.Verdict]int{}
+	for _, c := range cs {
+		r := proofs.Run(c, proofs.Config{Seed: seed})
+		counts[r.Verdict]++
+		tb.Add(c.ID, c.Source, r.Verdict, OneLine(r.Evidence, 400))
+	}
+	var parts []string
+	for _, v := range []proofs.Verdict{proofs.Holds, proofs.HoldsWithErratum, proofs.Refuted, proofs.Inconclusive} {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+	}
+	doc.P("%d claims (seed %d): %s.", len(cs), seed, strings.Join(parts, ", "))
+	doc.Table(tb)
+}
+
+// Audits runs every registered audit of a paper and adds each table (title,
+// verdict, rows, notes) to doc. columns optionally narrows wide tables by
+// audit ID; the full table stays available from `fedrepro audit --json`.
+func Audits(doc *Doc, paper string, opts audit.Options, columns map[string][]string) {
+	es := audit.Entries(paper)
+	if len(es) == 0 {
+		doc.P("No audits are registered.")
+		return
+	}
+	for _, e := range es {
+		t, err := e.Run(opts)
+		if err != nil {
+			doc.P("**%s**: failed: %v", e.Title, err)
+			continue
+		}
+		doc.H(3, "%s", t.Title)
+		if t.Verdict != "" {
+			doc.P("Verdict: **%s**", t.Verdict)
+		}
+		cols := t.Columns
+		if want := columns[t.ID]; len(want) > 0 {
+			have := map[string]bool{}
+			for _, c := range t.Columns {
+				have[c] = true
+			}
+			var keep []string
+			for _, c := range want {
+				if have[c] {
+					keep = append(keep, c)
+				}
+			}
+			if len(keep) < len(cols) {
+				doc.P("Selected columns (%d of %d; the whole table: `fedrepro audit --paper %s --json`).", len(keep), len(cols), paper)
+				cols = keep
+			}
+		}
+		tb := &Table{Header: cols}
+		for _, r := range t.Rows {
+			row := make([]string, len(cols))
+			for i, c := range cols {
+				row[i] = FormatValue(r[c])
+			}
+			tb.Rows = append(tb.Rows, row)
+		}
+		doc.Table(tb)
+		if len(t.Notes) > 0 {
+			doc.List(t.Notes...)
+		}
+	}
+}
