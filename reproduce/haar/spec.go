@@ -7,7 +7,6 @@ import (
 	"embed"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/fedrepro/fedrepro/algorithms/haar"
@@ -124,40 +123,19 @@ type RunConfig struct {
 }
 
 // LoadSpec reads the embedded spec of a scale.
-func LoadSpec(scale string) (*Spec, error) {
-	name := "specs/" + scale + ".yaml"
-	b, err := specFS.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("haar: no spec for scale %q", scale)
-	}
-	return decodeSpec("reproduce/haar/"+name, b, scale)
-}
+func LoadSpec(scale string) (*Spec, error) { return specFor(paper.Options{Scale: scale}) }
 
 // specFor returns the user's spec file when given, else the scale's.
 func specFor(o paper.Options) (*Spec, error) {
-	if o.SpecFile == "" {
-		return LoadSpec(o.Scale)
-	}
-	b, err := os.ReadFile(o.SpecFile)
-	if err != nil {
-		return nil, err
-	}
-	return decodeSpec(o.SpecFile, b, o.Scale)
+	return paper.LoadSpec(specFS, "reproduce/haar", o, (*Spec).validate, specScale)
 }
 
+// decodeSpec decodes and validates spec bytes (tests feed it edited specs).
 func decodeSpec(name string, b []byte, scale string) (*Spec, error) {
-	var s Spec
-	if err := runner.DecodeStrict(name, b, &s); err != nil {
-		return nil, err
-	}
-	if err := s.validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if s.Scale != scale {
-		return nil, fmt.Errorf("%s: scale %q, but --scale is %q (results are stored per scale)", name, s.Scale, scale)
-	}
-	return &s, nil
+	return paper.DecodeSpec(name, b, scale, (*Spec).validate, specScale)
 }
+
+func specScale(s *Spec) string { return s.Scale }
 
 var (
 	knownDatasets   = map[string]bool{"fashion_mnist": true, "mnist": true, "cifar10": true}

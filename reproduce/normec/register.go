@@ -93,13 +93,9 @@ func describe(scale string) ([]paper.Experiment, error) {
 	if err != nil {
 		return nil, err
 	}
-	count := map[string]int{}
-	for _, r := range runs {
-		count[r.Experiment]++
-	}
-	var out []paper.Experiment
+	var exps []paper.Experiment
 	for _, e := range s.Experiments {
-		out = append(out, paper.Experiment{Name: e.Name, Description: e.Description, Runs: count[e.Name]})
+		exps = append(exps, paper.Experiment{Name: e.Name, Description: e.Description})
 	}
-	return out, nil
+	return paper.CountRuns(exps, runs), nil
 }

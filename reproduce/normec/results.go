@@ -1,11 +1,11 @@
 package normec
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
 
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
@@ -128,18 +128,7 @@ func (g *Grid) Tuned(method string, p, beta float64) (float64, *Group) {
 }
 
 // ConfigOf decodes a result's configuration.
-func ConfigOf(r *runner.Result) (RunConfig, error) {
-	if c, ok := r.Config.(RunConfig); ok {
-		return c, nil
-	}
-	b, err := json.Marshal(r.Config)
-	if err != nil {
-		return RunConfig{}, err
-	}
-	var c RunConfig
-	err = json.Unmarshal(b, &c)
-	return c, err
-}
+func ConfigOf(r *runner.Result) (RunConfig, error) { return paper.ConfigOf[RunConfig](r) }
 
 // Grids groups results by combo and configuration, seeds in order.
 func Grids(results []*runner.Result) (map[Combo]*Grid, error) {

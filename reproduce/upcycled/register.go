@@ -81,18 +81,13 @@ func describe(scale string) ([]paper.Experiment, error) {
 	if err != nil {
 		return nil, err
 	}
-	all := func(string, string) bool { return true }
-	runs, err := s.Plan(all)
+	runs, err := s.Plan(func(string, string) bool { return true })
 	if err != nil {
 		return nil, err
 	}
-	count := map[string]int{}
-	for _, r := range runs {
-		count[r.Experiment]++
-	}
-	var out []paper.Experiment
+	var exps []paper.Experiment
 	for _, e := range s.Experiments {
-		out = append(out, paper.Experiment{Name: e.Name, Description: e.Description, Runs: count[e.Name]})
+		exps = append(exps, paper.Experiment{Name: e.Name, Description: e.Description})
 	}
-	return out, nil
+	return paper.CountRuns(exps, runs), nil
 }

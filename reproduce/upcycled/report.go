@@ -1,7 +1,6 @@
 package upcycled
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -33,18 +32,8 @@ type group struct {
 
 type gkey struct{ exp, src, ds, method, variant, mode string }
 
-func configOf(r *runner.Result) (RunConfig, error) {
-	if c, ok := r.Config.(RunConfig); ok {
-		return c, nil
-	}
-	b, err := json.Marshal(r.Config)
-	if err != nil {
-		return RunConfig{}, err
-	}
-	var c RunConfig
-	err = json.Unmarshal(b, &c)
-	return c, err
-}
+// configOf decodes a result's configuration.
+func configOf(r *runner.Result) (RunConfig, error) { return paper.ConfigOf[RunConfig](r) }
 
 func groupResults(results []*runner.Result) (map[gkey]*group, error) {
 	out := map[gkey]*group{}

@@ -1,0 +1,81 @@
+package paper
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/fedrepro/fedrepro/reproduce/runner"
+)
+
+type toySpec struct {
+	Scale string  `yaml:"scale"`
+	Rate  float64 `yaml:"rate"`
+}
+
+func validToy(s *toySpec) error {
+	if s.Rate <= 0 {
+		return errors.New("rate must be > 0")
+	}
+	return nil
+}
+
+func toyScale(s *toySpec) string { return s.Scale }
+
+func TestLoadSpec(t *testing.T) {
+	fsys := fstest.MapFS{"specs/smoke.yaml": {Data: []byte("scale: smoke\nrate: 0.5\n")}}
+	s, err := LoadSpec(fsys, "reproduce/toy", Options{Scale: "smoke"}, validToy, toyScale)
+	if err != nil || s.Rate != 0.5 {
+		t.Fatalf("embedded spec: %v %+v", err, s)
+	}
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	cases := []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"no such scale", Options{Scale: "huge"}, `reproduce/toy: no spec for scale "huge"`},
+		{"unknown key", Options{Scale: "smoke", SpecFile: write("a.yaml", "scale: smoke\nrate: 1\nrat: 2\n")}, `a.yaml:3: unknown key "rat"`},
+		{"invalid", Options{Scale: "smoke", SpecFile: write("b.yaml", "scale: smoke\nrate: -1\n")}, "b.yaml: rate must be > 0"},
+		{"scale mismatch", Options{Scale: "default", SpecFile: write("c.yaml", "scale: smoke\nrate: 1\n")}, `scale "smoke", but --scale is "default"`},
+	}
+	for _, c := range cases {
+		_, err := LoadSpec(fsys, "reproduce/toy", c.o, validToy, toyScale)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestFilterAndCount(t *testing.T) {
+	runs := []runner.Run{{Experiment: "a"}, {Experiment: "b"}, {Experiment: "a"}}
+	got, err := filterExperiments(runs, []string{"a"})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("filter: %v %v", got, err)
+	}
+	if _, err := filterExperiments(runs, []string{"z"}); err == nil || !strings.Contains(err.Error(), "[a b]") {
+		t.Fatalf("unknown experiment: %v", err)
+	}
+	exps := CountRuns([]Experiment{{Name: "a"}, {Name: "b"}, {Name: "c"}}, runs)
+	if exps[0].Runs != 2 || exps[1].Runs != 1 || exps[2].Runs != 0 {
+		t.Fatalf("counts %+v", exps)
+	}
+}
+
+func TestConfigOf(t *testing.T) {
+	live := &runner.Result{Run: runner.Run{Config: toySpec{Scale: "x", Rate: 2}}}
+	stored := &runner.Result{Run: runner.Run{Config: map[string]any{"Scale": "y", "Rate": 3.0}}}
+	a, err := ConfigOf[toySpec](live)
+	b, err2 := ConfigOf[toySpec](stored)
+	if err != nil || err2 != nil || a.Rate != 2 || b.Rate != 3 || b.Scale != "y" {
+		t.Fatalf("%+v %v %+v %v", a, err, b, err2)
+	}
+}

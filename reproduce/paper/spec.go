@@ -1,0 +1,85 @@
+package paper
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"github.com/fedrepro/fedrepro/reproduce/runner"
+)
+
+// LoadSpec reads a paper's spec for o.Scale: the user's file when
+// o.SpecFile is set, else specs/<scale>.yaml from fsys (the paper package's
+// embedded specs; dir names it in errors, e.g. "reproduce/haar"). The YAML
+// is decoded strictly, then validated, and its scale must equal o.Scale
+// because results are stored per scale.
+func LoadSpec[S any](fsys fs.FS, dir string, o Options, validate func(*S) error, scaleOf func(*S) string) (*S, error) {
+	name, b, err := specBytes(fsys, dir, o)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeSpec(name, b, o.Scale, validate, scaleOf)
+}
+
+// DecodeSpec is LoadSpec's decoding step for bytes already read (name is
+// used in errors).
+func DecodeSpec[S any](name string, b []byte, scale string, validate func(*S) error, scaleOf func(*S) string) (*S, error) {
+	s := new(S)
+	if err := runner.DecodeStrict(name, b, s); err != nil {
+		return nil, err
+	}
+	if err := validate(s); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if got := scaleOf(s); got != scale {
+		return nil, fmt.Errorf("%s: scale %q, but --scale is %q (results are stored per scale)", name, got, scale)
+	}
+	return s, nil
+}
+
+func specBytes(fsys fs.FS, dir string, o Options) (string, []byte, error) {
+	if o.SpecFile != "" {
+		b, err := os.ReadFile(o.SpecFile)
+		return o.SpecFile, b, err
+	}
+	name := "specs/" + o.Scale + ".yaml"
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: no spec for scale %q", dir, o.Scale)
+	}
+	return dir + "/" + name, b, nil
+}
+
+// ConfigOf returns a result's configuration as the paper's config type:
+// the value itself for a result made in this process, or decoded from the
+// JSON it was stored as.
+func ConfigOf[C any](r *runner.Result) (C, error) {
+	if c, ok := r.Config.(C); ok {
+		return c, nil
+	}
+	var c C
+	b, err := json.Marshal(r.Config)
+	if err != nil {
+		return c, fmt.Errorf("result %s: %w", r.ID(), err)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("result %s: %w", r.ID(), err)
+	}
+	return c, nil
+}
+
+// CountRuns fills each experiment's Runs with the number of runs planned
+// for it (for `fedrepro list`).
+func CountRuns(exps []Experiment, runs []runner.Run) []Experiment {
+	count := map[string]int{}
+	for _, r := range runs {
+		count[r.Experiment]++
+	}
+	out := make([]Experiment, len(exps))
+	for i, e := range exps {
+		e.Runs = count[e.Name]
+		out[i] = e
+	}
+	return out
+}
