@@ -3,63 +3,111 @@ package fedddpm
 import (
 	"fmt"
 	"strings"
+	"sync"
 
+	"github.com/fedrepro/fedrepro/golden"
 	"github.com/fedrepro/fedrepro/proofs"
 )
 
-// The paper's FID tables, transcribed from spec fedddpm.md §5.4–5.8
-// (verbatim from Tables I–III and the text of §VI-E). Columns: Shard,
-// Dir α=0.1, Dir α=0.3 at 15% participation, then the same at 30%.
+// The paper's FID tables are read from golden/fedddpm/paper.yaml (Tables
+// I–III and the stopping rounds of §VI-B–D), the transcription the
+// reproduction's report also uses, so the numbers live in one place.
 var (
-	methods   = []string{"FedAvg", "FedProx", "SCAFFOLD", "MoFedSAM", "FedDDPM", "FedDDPM+"}
-	baselines = 4 // the first four methods
-	columns   = []string{"Shard 15%", "Dir0.1 15%", "Dir0.3 15%", "Shard 30%", "Dir0.1 30%", "Dir0.3 30%"}
-	tables    = []struct {
-		name string
-		fid  [][]float64 // [method][column]
-		stop []int       // FedDDPM+ stopping rounds per column
-		T    int
-	}{
-		{"MNIST (Table I)", [][]float64{
-			{5.822, 4.448, 2.786, 4.868, 2.842, 2.377},
-			{5.714, 4.331, 2.981, 4.651, 2.893, 2.343},
-			{4.889, 3.876, 2.584, 4.237, 2.421, 2.150},
-			{4.840, 2.797, 2.358, 4.324, 2.983, 1.903},
-			{1.910, 2.151, 1.997, 1.842, 1.662, 1.768},
-			{2.188, 2.037, 1.876, 1.865, 1.791, 1.762},
-		}, []int{160, 150, 170, 130, 130, 120}, 400},
-		{"CIFAR10 (Table II)", [][]float64{
-			{39.326, 35.348, 28.686, 33.669, 32.886, 25.418},
-			{36.019, 34.230, 29.167, 35.131, 33.118, 25.351},
-			{29.659, 33.053, 28.616, 27.820, 30.561, 24.957},
-			{35.522, 31.045, 29.422, 28.626, 30.672, 23.852},
-			{22.296, 21.730, 18.089, 19.731, 18.817, 16.354},
-			{21.508, 22.512, 20.531, 21.468, 20.753, 18.741},
-		}, []int{280, 310, 320, 250, 270, 280}, 600},
-		{"CIFAR100 (Table III)", [][]float64{
-			{37.711, 30.281, 30.674, 37.829, 31.105, 28.667},
-			{40.075, 32.732, 32.878, 38.426, 34.414, 32.580},
-			{38.415, 31.862, 31.456, 37.154, 29.670, 30.161},
-			{37.646, 30.442, 28.719, 36.817, 28.502, 28.923},
-			{21.818, 23.416, 17.139, 19.096, 24.026, 20.196},
-			{23.612, 22.007, 20.793, 22.996, 27.643, 24.554},
-		}, []int{310, 330, 280, 290, 300, 270}, 600},
-	}
+	methods    = []string{"FedAvg", "FedProx", "SCAFFOLD", "MoFedSAM", "FedDDPM", "FedDDPM+"}
+	methodKeys = []string{"fedavg", "fedprox", "scaffold", "mofedsam", "fedddpm", "fedddpm+"}
+	baselines  = 4 // the first four methods
+	columns    = []string{"Shard 15%", "Dir0.1 15%", "Dir0.3 15%", "Shard 30%", "Dir0.1 30%", "Dir0.3 30%"}
+	columnKeys = []string{"shard/p0.15", "dir0.1/p0.15", "dir0.3/p0.15", "shard/p0.3", "dir0.1/p0.3", "dir0.3/p0.3"}
 )
+
+// paperTable is one of Tables I–III with the FedDDPM+ stopping rounds.
+type paperTable struct {
+	name string
+	fid  [][]float64 // [method][column]
+	stop []int       // FedDDPM+ stopping rounds per column
+	T    int
+}
+
+var (
+	tablesOnce sync.Once
+	tablesVal  []paperTable
+	tablesErr  error
+)
+
+// paperTables loads Tables I–III from golden/fedddpm/paper.yaml (once).
+func paperTables() ([]paperTable, error) {
+	tablesOnce.Do(func() { tablesVal, tablesErr = loadTables() })
+	return tablesVal, tablesErr
+}
+
+func loadTables() ([]paperTable, error) {
+	nums, err := golden.Load("fedddpm")
+	if err != nil {
+		return nil, err
+	}
+	stop, ok := nums.Table("stop")
+	if !ok {
+		return nil, fmt.Errorf("golden/fedddpm/paper.yaml: no stop-round table")
+	}
+	var out []paperTable
+	for _, id := range []struct{ table, dataset, name string }{
+		{"I", "mnist", "MNIST (Table I)"}, {"II", "cifar10", "CIFAR10 (Table II)"}, {"III", "cifar100", "CIFAR100 (Table III)"},
+	} {
+		t, ok := nums.Table(id.table)
+		if !ok {
+			return nil, fmt.Errorf("golden/fedddpm/paper.yaml: no table %s", id.table)
+		}
+		pt := paperTable{name: id.name, fid: make([][]float64, len(methodKeys))}
+		for m, key := range methodKeys {
+			for _, col := range columnKeys {
+				c, ok := t.Lookup(map[string]string{"method": key}, col)
+				if !ok {
+					return nil, fmt.Errorf("golden/fedddpm/paper.yaml: table %s has no %s/%s", id.table, key, col)
+				}
+				pt.fid[m] = append(pt.fid[m], c.Mean)
+			}
+		}
+		for _, col := range append(append([]string(nil), columnKeys...), "T") {
+			c, ok := stop.Lookup(map[string]string{"dataset": id.dataset}, col)
+			if !ok {
+				return nil, fmt.Errorf("golden/fedddpm/paper.yaml: stop table has no %s/%s", id.dataset, col)
+			}
+			if col == "T" {
+				pt.T = int(c.Mean)
+			} else {
+				pt.stop = append(pt.stop, int(c.Mean))
+			}
+		}
+		out = append(out, pt)
+	}
+	return out, nil
+}
+
+// withTables runs check on the loaded tables, or reports why they could
+// not be loaded.
+func withTables(check func([]paperTable) proofs.Result) func(proofs.Config) proofs.Result {
+	return func(proofs.Config) proofs.Result {
+		ts, err := paperTables()
+		if err != nil {
+			return proofs.Result{Verdict: proofs.Inconclusive, Evidence: "paper tables unavailable: " + err.Error()}
+		}
+		return check(ts)
+	}
+}
 
 func init() {
 	register("finding-text-table-best-baseline", "§VI-B text vs Table I",
 		"MNIST, Shard, client ratio 0.15: 'the best-performing baseline algorithm, SCAFFOLD, only achieves an FID value of 4.889'.",
-		checkTextTable)
+		withTables(checkTextTable))
 	register("tables-proposed-best", "Tables I–III, §VI-B–D",
 		"FedDDPM and FedDDPM+ outperform all baselines (FedAvg, FedProx, SCAFFOLD, MoFedSAM) in every configuration of Tables I–III.",
-		checkProposedBest)
+		withTables(checkProposedBest))
 	register("tables-alpha-cifar10", "§VI-C (CIFAR10), Table II",
 		"On CIFAR10, a decrease in the Dirichlet parameter α is accompanied by a drop in the performance (higher FID) of all algorithms.",
-		checkAlphaCIFAR10)
+		withTables(checkAlphaCIFAR10))
 	register("stop-rounds-cifar100-half", "§VI-E3",
 		"For CIFAR100, FedDDPM+ converges in around 300 global rounds, reducing the number of global rounds by half compared to FedAvg (600).",
-		checkStopRounds)
+		withTables(checkStopRounds))
 }
 
 // bestBaseline returns the lowest-FID baseline of column c.
@@ -73,7 +121,7 @@ func bestBaseline(fid [][]float64, c int) (int, float64) {
 	return best, fid[best][c]
 }
 
-func checkTextTable(cfg proofs.Config) proofs.Result {
+func checkTextTable(tables []paperTable) proofs.Result {
 	fid := tables[0].fid
 	best, v := bestBaseline(fid, 0)
 	scaffold := fid[2][0]
@@ -86,7 +134,7 @@ func checkTextTable(cfg proofs.Config) proofs.Result {
 		Values:   map[string]any{"best_baseline": methods[best], "best_fid": v, "scaffold_fid": scaffold}}
 }
 
-func checkProposedBest(cfg proofs.Config) proofs.Result {
+func checkProposedBest(tables []paperTable) proofs.Result {
 	total, both := 0, 0
 	var misses []string
 	var bestNames []string
@@ -129,7 +177,7 @@ func alphaDrops(fid [][]float64) (drops, pairs int, exceptions []string) {
 	return drops, pairs, exceptions
 }
 
-func checkAlphaCIFAR10(cfg proofs.Config) proofs.Result {
+func checkAlphaCIFAR10(tables []paperTable) proofs.Result {
 	d, p, ex := alphaDrops(tables[1].fid)
 	dm, pm, exm := alphaDrops(tables[0].fid)
 	dc, pc, exc := alphaDrops(tables[2].fid)
@@ -142,7 +190,7 @@ func checkAlphaCIFAR10(cfg proofs.Config) proofs.Result {
 		Values:   map[string]any{"cifar10": d, "pairs": p, "mnist": dm, "cifar100": dc}}
 }
 
-func checkStopRounds(cfg proofs.Config) proofs.Result {
+func checkStopRounds(tables []paperTable) proofs.Result {
 	tb := tables[2]
 	var sum float64
 	lo, hi := tb.stop[0], tb.stop[0]

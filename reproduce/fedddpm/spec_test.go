@@ -1,0 +1,233 @@
+package fedddpm
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/fedrepro/fedrepro/algorithms/data"
+	"github.com/fedrepro/fedrepro/algorithms/rng"
+)
+
+func TestEmbeddedSpecsDecode(t *testing.T) {
+	for _, scale := range Scales {
+		s, err := LoadSpec(scale)
+		if err != nil {
+			t.Fatalf("%s: %v", scale, err)
+		}
+		if s.Scale != scale || len(s.Experiments) == 0 {
+			t.Errorf("%s: scale %q, %d experiments", scale, s.Scale, len(s.Experiments))
+		}
+		if scale == "smoke" && len(s.Seeds) < 4 {
+			t.Errorf("smoke needs ≥ 4 seeds for the gate's U test, has %d", len(s.Seeds))
+		}
+	}
+}
+
+func TestSpecErrors(t *testing.T) {
+	good, err := specFS.ReadFile("specs/smoke.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, from, to, want string
+	}{
+		{"unknown key", "    rounds: 16\n", "    rounds: 16\n    roundz: 3\n", `unknown key "roundz"`},
+		{"bad partition", "partitions: [shard, dir0.1]", "partitions: [shard, dirichlet]", `partition "dirichlet"`},
+		{"bad method", "methods: [fedavg, localaug, fedddpm]", "methods: [fedavg, fedyogi]", `unknown method "fedyogi"`},
+		{"bad kind", "kind: central", "kind: centralised", `kind "centralised"`},
+		{"bad optimizer", "    optimizer: adam\n", "    optimizer: lamb\n", `optimizer "lamb"`},
+		{"unknown setting", "datasets: [mixture]\n    partitions: [shard]\n", "datasets: [moons]\n    partitions: [shard]\n", `unknown setting "moons"`},
+		{"scale mismatch", "scale: smoke", "scale: default", `scale "default"`},
+		{"bad variance", "time_dim: 16, steps: 50}", "time_dim: 16, steps: 50, variance: ddim}", `variance "ddim"`},
+	}
+	for _, c := range cases {
+		if !bytes.Contains(good, []byte(c.from)) {
+			t.Fatalf("%s: pattern %q not in smoke.yaml", c.name, c.from)
+		}
+		b := bytes.Replace(good, []byte(c.from), []byte(c.to), 1)
+		_, err := decodeSpec("x.yaml", b, "smoke")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to mention %s", c.name, err, c.want)
+		}
+	}
+}
+
+func TestParsePartition(t *testing.T) {
+	cases := []struct {
+		in    string
+		shard bool
+		alpha float64
+		ok    bool
+	}{
+		{"shard", true, 0, true}, {"dir0.1", false, 0.1, true}, {"dir0.3", false, 0.3, true},
+		{"dir", false, 0, false}, {"dir-1", false, 0, false}, {"iid", false, 0, false},
+	}
+	for _, c := range cases {
+		shard, alpha, err := parsePartition(c.in)
+		if (err == nil) != c.ok || shard != c.shard || alpha != c.alpha {
+			t.Errorf("%s: %v %v %v", c.in, shard, alpha, err)
+		}
+	}
+}
+
+func TestPlan(t *testing.T) {
+	s, err := LoadSpec("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(avail func(string) bool) map[string]int {
+		runs, err := s.Plan(avail)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int{}
+		grids := 0
+		for _, r := range runs {
+			out[r.Experiment]++
+			if err := r.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if r.Config.(RunConfig).Grid {
+				grids++
+			}
+		}
+		out["grids"] = grids
+		return out
+	}
+	all := count(func(string) bool { return true })
+	// 5 datasets × 6 methods × 2 p × 3 seeds × 3 partitions.
+	if all["tables"] != 540 || all["table4"] != 5*3*3 || all["fig8"] != 2*4*3 {
+		t.Errorf("all data: %v", all)
+	}
+	// One grid per (dataset, method): first seed, partition, participation.
+	if all["grids"] != 5*6 {
+		t.Errorf("%d grid runs, want 30", all["grids"])
+	}
+	local := count(func(src string) bool { return src == "mixture" || src == "fmnist" })
+	if local["tables"] != 216 || local["table4"] != 18 || local["fig8"] != 24 {
+		t.Errorf("mixture and fmnist only: %v", local)
+	}
+}
+
+func TestNotRun(t *testing.T) {
+	s, err := LoadSpec("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := newSources(t.TempDir())
+	lines := notRun(s, src)
+	for _, want := range []string{"mnist", "cifar10", "cifar100"} {
+		found := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, "not run: "+want+" not found at ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no not-run line for %s in %v", want, lines)
+		}
+	}
+	if src.available("mnist") || !src.available("mixture") {
+		t.Error("availability wrong")
+	}
+}
+
+func TestGridPNG(t *testing.T) {
+	cases := []struct{ n, c, h, w, cols, scale, wantW, wantH int }{
+		{4, 1, 7, 7, 2, 4, 2*(7*4+1) + 1, 2*(7*4+1) + 1},
+		{5, 3, 2, 3, 3, 1, 3*4 + 1, 2*3 + 1},
+	}
+	for _, c := range cases {
+		x := make([]float64, c.n*c.c*c.h*c.w)
+		for i := range x {
+			x[i] = math.Sin(float64(i)) * 1.5 // includes values beyond [−1, 1]
+		}
+		b, err := GridPNG(x, c.n, c.c, c.h, c.w, c.cols, c.scale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if img.Bounds().Dx() != c.wantW || img.Bounds().Dy() != c.wantH {
+			t.Errorf("%+v: image %v", c, img.Bounds())
+		}
+	}
+	if _, err := GridPNG(make([]float64, 3), 1, 2, 1, 1, 1, 1); err == nil {
+		t.Error("two channels accepted")
+	}
+}
+
+func TestStratified(t *testing.T) {
+	d := &data.Dataset{N: 100, D: 1, Classes: 3, X: make([]float64, 100), Y: make([]int, 100)}
+	for i := range d.Y {
+		d.Y[i] = i % 3
+		if i >= 90 {
+			d.Y[i] = 0 // class 0 has more rows
+		}
+	}
+	idx := stratified(d, 30, rng.New(1, "s"))
+	counts := make([]int, 3)
+	seen := map[int]bool{}
+	for _, i := range idx {
+		if seen[i] {
+			t.Fatalf("row %d picked twice", i)
+		}
+		seen[i] = true
+		counts[d.Y[i]]++
+	}
+	if !reflect.DeepEqual(counts, []int{10, 10, 10}) {
+		t.Errorf("class counts %v", counts)
+	}
+	if !reflect.DeepEqual(idx, stratified(d, 30, rng.New(1, "s"))) {
+		t.Error("not reproducible")
+	}
+}
+
+// A tiny run of every kind is reproducible and its compute adds up.
+func TestExecuteDeterministic(t *testing.T) {
+	s, err := LoadSpec("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Plan(func(src string) bool { return src == "mixture" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"tables/mixture/shard/p0.3/fedddpm+": true, "table4/mixture/shard/central": true, "fig8/mixture/dir0.1/p0.3/localaug": true}
+	for _, r := range runs {
+		if !want[r.Experiment+"/"+r.Cell] || r.Seed != 1 {
+			continue
+		}
+		cfg := r.Config.(RunConfig)
+		a, err := Execute(context.Background(), newSources(""), cfg, r.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Execute(context.Background(), newSources(""), cfg, r.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a.Final, b.Final) || !reflect.DeepEqual(a.Counters, b.Counters) {
+			t.Errorf("%s: not reproducible: %v vs %v", r.ID(), a.Final, b.Final)
+		}
+		c := a.Counters
+		sum := c["client_sample_grads"] + c["server_sample_grads"] + c["warmup_sample_grads"] + c["central_sample_grads"]
+		if c["total_sample_grads"] != sum || c["warmup_sample_grads"] == 0 {
+			t.Errorf("%s: counters %v", r.ID(), c)
+		}
+		if _, ok := a.Final["fd"]; !ok {
+			t.Errorf("%s: no fd in %v", r.ID(), a.Final)
+		}
+		delete(want, r.Experiment+"/"+r.Cell)
+	}
+	if len(want) > 0 {
+		t.Errorf("cells not found in the smoke plan: %v", want)
+	}
+}
