@@ -30,10 +30,16 @@ test:
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# Re-record goldens of one paper (review the diff like code):
-# smoke results (or SCALE=default) and the expected claim verdicts.
-golden:
-	$(GO) test ./reproduce/$(PAPER)/ -run '^TestGate$$' -count=1 -update -gate-scale=$(if $(SCALE),$(SCALE),smoke)
+# Re-record goldens of one paper (review the diff like code): the expected
+# claim verdicts, and the smoke results from a fresh run in a temporary
+# directory — or, with SCALE=default|paper, the results already in results/
+# (missing runs are run; after a code change, `fedrepro reproduce --force` first).
+golden: build
+ifeq ($(if $(SCALE),$(SCALE),smoke),smoke)
+	$(GO) test ./reproduce/$(PAPER)/ -run '^TestGate$$' -count=1 -update
+else
+	./$(BIN) compare --paper $(PAPER) --scale $(SCALE) --update
+endif
 	$(GO) test ./proofs/$(PAPER)/ -run '^TestClaims$$' -count=1 -update
 
 bench:

@@ -104,6 +104,28 @@ func TestCompareWithoutResults(t *testing.T) {
 	}
 }
 
+// compare --update records a golden file from the results (running what is
+// missing); comparing the same results with it then finds no regression.
+func TestCompareUpdateThenCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the upcycled smoke scale")
+	}
+	golden, results := t.TempDir(), t.TempDir()
+	base := []string{"compare", "--paper", "upcycled", "--scale", "smoke", "--results", results, "--golden", golden,
+		"--shared-dir", sharedDir(t)}
+	if code, _, errs := call(append(base, "--update", "--no-run")...); code != 2 {
+		t.Errorf("--update --no-run: exit %d, want 2 (%q)", code, errs)
+	}
+	code, out, errs := call(append(base, "--update")...)
+	if code != 0 || !strings.Contains(out, "results.json") {
+		t.Fatalf("--update: exit %d out %q stderr %q", code, out, errs)
+	}
+	code, out, errs = call(append(base, "--no-run")...)
+	if code != 0 || !strings.Contains(out, " 0 regressions") {
+		t.Fatalf("compare after --update: exit %d out %q stderr %q", code, out, errs)
+	}
+}
+
 func TestListJSON(t *testing.T) {
 	code, out, errs := call("list", "--json")
 	if code != 0 {

@@ -17,6 +17,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fs := c.bind("compare", stderr, false)
 	golden := fs.String("golden", "golden", "golden directory")
 	noRun := fs.Bool("no-run", false, "do not run missing results; fail instead")
+	update := fs.Bool("update", false, "rewrite golden/<paper>/<scale>/results.json from the results (running what is missing) instead of comparing")
 	if err := parseFlags(fs.FlagSet, args); err != nil {
 		return err
 	}
@@ -26,6 +27,20 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, cancel := interruptible()
 	defer cancel()
+	if *update {
+		if *noRun {
+			return usagef("--update with --no-run: the golden file is written from a complete set of results, so missing runs must run; drop --no-run")
+		}
+		path, err := p.UpdateGolden(ctx, o, *golden)
+		if err != nil {
+			return err
+		}
+		if c.jsonOut {
+			return writeJSON(stdout, map[string]any{"paper": p.Name, "scale": o.Scale, "golden": path})
+		}
+		fmt.Fprintf(stdout, "wrote %s (review the diff like code)\n", path)
+		return nil
+	}
 	findings, err := p.Compare(ctx, o, *golden, !*noRun)
 	if err != nil {
 		return err
