@@ -1,8 +1,10 @@
 package normec
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fedrepro/fedrepro/golden"
@@ -427,8 +429,21 @@ func readDiagonal(g *Grid, nums *golden.Numbers) Reading {
 		r.Verdict = NotRun
 		return r
 	}
+	// Visit the cells in (β, γ) order: summing in map order would make the
+	// means differ in the last bit from one report to the next.
+	keys := make([][2]float64, 0, len(cells))
+	for k := range cells {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b [2]float64) int {
+		if c := cmp.Compare(a[0], b[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a[1], b[1])
+	})
 	var on, off []float64
-	for k, v := range cells {
+	for _, k := range keys {
+		v := cells[k]
 		if same(k[0]*k[1], diagonalProduct) {
 			on = append(on, v)
 		} else {
