@@ -6,15 +6,18 @@ package gatetest
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
-	"github.com/fedrepro/fedrepro/internal/goldenflag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/fedrepro/fedrepro/internal/goldenflag"
+
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
+	"github.com/fedrepro/fedrepro/reproduce/report"
 )
 
 var (
@@ -78,5 +81,38 @@ func Run(t *testing.T, name string) {
 			lines = append(lines, f.String())
 		}
 		t.Fatalf("%d of %d gated cells of %s/%s moved:\n%s", len(failed), len(findings), name, o.Scale, strings.Join(lines, "\n"))
+	}
+	checkReport(t, ctx, p, o)
+}
+
+// checkReport writes the paper's report from the results the gate just
+// made (every run is reused, so only the report is computed) and checks
+// that README.md and a decodable summary.json with cells appear: the
+// report writer runs in CI at smoke scale, claims and audits included.
+func checkReport(t *testing.T, ctx context.Context, p *paper.Paper, o paper.Options) {
+	t.Helper()
+	o.ReportsDir = t.TempDir()
+	sum, err := p.Reproduce(ctx, o)
+	if err != nil {
+		t.Fatalf("writing the %s report: %v", p.Name, err)
+	}
+	if sum.Ran != 0 {
+		t.Errorf("the report ran %d runs again; the gate's results should have been reused", sum.Ran)
+	}
+	dir := filepath.Join(o.ReportsDir, p.Name)
+	md, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil || len(md) == 0 {
+		t.Fatalf("report README.md missing or empty: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s report.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	if s.Paper != p.Name || s.Scale != o.Scale || len(s.Cells) == 0 {
+		t.Errorf("summary.json: paper %q scale %q with %d cells", s.Paper, s.Scale, len(s.Cells))
 	}
 }
