@@ -70,7 +70,7 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "  scales: %v (default %s)\n", e.Scales, e.DefaultScale)
 		}
 		for _, x := range e.Experiments {
-			fmt.Fprintf(stdout, "  [%s] %-28s %5d runs  %s\n", x.Scale, x.Name, x.Runs, x.Description)
+			fmt.Fprintf(stdout, "  %-38s %5d runs  %s\n", "["+x.Scale+"] "+x.Name, x.Runs, x.Description)
 		}
 		fmt.Fprintf(stdout, "  claims: %d   audits: %d\n", len(e.Claims), len(e.Audits))
 	}
