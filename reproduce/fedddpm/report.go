@@ -1161,7 +1161,7 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 
 func (w *reportWriter) fig7(doc *report.Doc) error {
 	doc.H(2, "Fig. 7 analogue — FD vs rounds (%s participation)", "15%")
-	doc.P("FD of a smaller sample (the curve's sample size) every few rounds, mean over seeds (log axis); FedDDPM+'s curve ends at its corrected model and is held flat after it stops. Paper: \"FedDDPM exhibits a more rapid decline in FID\". Counted below: curve points at which FedDDPM's mean FD is below FedAvg's.")
+	doc.P("FD of a smaller sample (the curve's sample size) every few rounds, mean over seeds (log axis); FedDDPM+'s curve ends at its corrected model and is held flat after it stops. Until it stops FedDDPM+ runs exactly FedAvg's rounds with the same draws, so its solid line covers FedAvg's dashed one, and FedProx (small μ) nearly coincides with both. Paper: \"FedDDPM exhibits a more rapid decline in FID\". Counted below: curve points at which FedDDPM's mean FD is below FedAvg's.")
 	var items []string
 	for _, e := range w.experiments("tables") {
 		if !e.Curves {
