@@ -31,7 +31,7 @@ func init() {
 		DefaultScale: "default",
 		Plan:         plan,
 		Exec: func(o paper.Options) (runner.Func, error) {
-			if _, err := specFor(o); err != nil {
+			if _, err := specs.For(o); err != nil {
 				return nil, err
 			}
 			x := &executor{src: newSources(o.DataDir)}
@@ -46,7 +46,7 @@ func init() {
 // plan expands the scale's spec over the data that is present; missing
 // data are reported ("not run: …"), not silently dropped.
 func plan(o paper.Options) ([]runner.Run, error) {
-	s, err := specFor(o)
+	s, err := specs.For(o)
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +94,5 @@ func describe(scale string) ([]paper.Experiment, error) {
 	if err != nil {
 		return nil, err
 	}
-	var exps []paper.Experiment
-	for _, e := range s.Experiments {
-		exps = append(exps, paper.Experiment{Name: e.Name, Description: e.Description})
-	}
-	return paper.CountRuns(exps, runs), nil
+	return paper.Describe(s.Experiments, Experiment.info, runs), nil
 }

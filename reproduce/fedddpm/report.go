@@ -171,7 +171,7 @@ type reportWriter struct {
 }
 
 func writeReport(o paper.Options, results []*runner.Result) error {
-	s, err := specFor(o)
+	s, err := specs.For(o)
 	if err != nil {
 		return err
 	}

@@ -198,20 +198,14 @@ type RunConfig struct {
 	Grid          bool    `json:"grid,omitempty"`
 }
 
+// specs loads this paper's specs (embedded, or the user's --spec file).
+var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/fedddpm", Validate: (*Spec).validate, ScaleOf: func(s *Spec) string { return s.Scale }}
+
 // LoadSpec reads the embedded spec of a scale.
-func LoadSpec(scale string) (*Spec, error) { return specFor(paper.Options{Scale: scale}) }
+func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
 
-// specFor returns the user's spec file when given, else the scale's.
-func specFor(o paper.Options) (*Spec, error) {
-	return paper.LoadSpec(specFS, "reproduce/fedddpm", o, (*Spec).validate, specScale)
-}
-
-// decodeSpec decodes and validates spec bytes (tests feed it edited specs).
-func decodeSpec(name string, b []byte, scale string) (*Spec, error) {
-	return paper.DecodeSpec(name, b, scale, (*Spec).validate, specScale)
-}
-
-func specScale(s *Spec) string { return s.Scale }
+// info names and describes an experiment for `fedrepro list`.
+func (e Experiment) info() (string, string) { return e.Name, e.Description }
 
 // parsePartition reads "shard" or "dir<α>".
 func parsePartition(p string) (shard bool, alpha float64, err error) {

@@ -50,7 +50,7 @@ func TestSpecErrors(t *testing.T) {
 			t.Fatalf("%s: pattern %q not in smoke.yaml", c.name, c.from)
 		}
 		b := bytes.Replace(good, []byte(c.from), []byte(c.to), 1)
-		_, err := decodeSpec("x.yaml", b, "smoke")
+		_, err := specs.Decode("x.yaml", b, "smoke")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to mention %s", c.name, err, c.want)
 		}

@@ -172,7 +172,7 @@ func (w *reportWriter) get(exp, ds, opt, method string, sigma float64) *group {
 }
 
 func writeReport(o paper.Options, results []*runner.Result) error {
-	s, err := specFor(o)
+	s, err := specs.For(o)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func TestSpecsPlan(t *testing.T) {
 func TestSpecStrict(t *testing.T) {
 	b, _ := specFS.ReadFile("specs/smoke.yaml")
 	bad := strings.Replace(string(b), "    rounds: 5\n", "    rounds: 5\n    roundz: 5\n", 1)
-	_, err := decodeSpec("smoke.yaml", []byte(bad), "smoke")
+	_, err := specs.Decode("smoke.yaml", []byte(bad), "smoke")
 	if err == nil || !strings.Contains(err.Error(), "smoke.yaml:") || !strings.Contains(err.Error(), "roundz") {
 		t.Errorf("unknown key: %v", err)
 	}
@@ -53,12 +53,12 @@ func TestSpecStrict(t *testing.T) {
 		{"wav_domain: coefficient", "wav_domain: pixel", "clip domain"},
 		{"rho_sigma: 2", "rho_sigma: 0.5", "rho_sigma"},
 	} {
-		_, err := decodeSpec("smoke.yaml", []byte(strings.Replace(string(b), c.from, c.to, 1)), "smoke")
+		_, err := specs.Decode("smoke.yaml", []byte(strings.Replace(string(b), c.from, c.to, 1)), "smoke")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q → %q: %v, want an error about %s", c.from, c.to, err, c.want)
 		}
 	}
-	if _, err := decodeSpec("smoke.yaml", b, "default"); err == nil {
+	if _, err := specs.Decode("smoke.yaml", b, "default"); err == nil {
 		t.Error("scale mismatch accepted")
 	}
 }

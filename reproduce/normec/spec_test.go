@@ -63,12 +63,12 @@ func TestSpecErrors(t *testing.T) {
 		{"fedavg p", strings.Replace(string(base), "    ps: [1]\n", "    ps: [0.5]\n", 1), "p = 1"},
 		{"overlap", strings.Replace(string(base), "experiments:\n", "experiments:\n"+strings.Replace(block, "name: normec_logreg", "name: again", 1), 1), "both plan"},
 	} {
-		_, err := decodeSpec("smoke.yaml", []byte(tc.edit), "smoke")
+		_, err := specs.Decode("smoke.yaml", []byte(tc.edit), "smoke")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := decodeSpec("smoke.yaml", base, "default"); err == nil || !strings.Contains(err.Error(), "--scale") {
+	if _, err := specs.Decode("smoke.yaml", base, "default"); err == nil || !strings.Contains(err.Error(), "--scale") {
 		t.Errorf("scale mismatch: %v", err)
 	}
 }

@@ -79,3 +79,24 @@ func TestConfigOf(t *testing.T) {
 		t.Fatalf("%+v %v %+v %v", a, err, b, err2)
 	}
 }
+
+func TestSpecsAndDescribe(t *testing.T) {
+	specs := Specs[toySpec]{
+		FS:       fstest.MapFS{"specs/smoke.yaml": {Data: []byte("scale: smoke\nrate: 0.5\n")}},
+		Dir:      "reproduce/toy",
+		Validate: validToy,
+		ScaleOf:  toyScale,
+	}
+	if s, err := specs.Load("smoke"); err != nil || s.Rate != 0.5 {
+		t.Fatalf("Load: %v %+v", err, s)
+	}
+	if _, err := specs.Decode("x.yaml", []byte("scale: smoke\nrate: 0\n"), "smoke"); err == nil || !strings.Contains(err.Error(), "x.yaml: rate must be > 0") {
+		t.Errorf("Decode of an invalid spec: %v", err)
+	}
+	type exp struct{ n, d string }
+	runs := []runner.Run{{Experiment: "b"}, {Experiment: "b"}}
+	got := Describe([]exp{{"a", "first"}, {"b", "second"}}, func(e exp) (string, string) { return e.n, e.d }, runs)
+	if len(got) != 2 || got[0] != (Experiment{Name: "a", Description: "first"}) || got[1] != (Experiment{Name: "b", Description: "second", Runs: 2}) {
+		t.Errorf("Describe: %+v", got)
+	}
+}

@@ -83,3 +83,37 @@ func CountRuns(exps []Experiment, runs []runner.Run) []Experiment {
 	}
 	return out
 }
+
+// Specs is one paper's source of specs: its embedded specs/<scale>.yaml
+// (FS, named Dir in errors, e.g. "reproduce/haar"), or the user's --spec
+// file, decoded strictly, validated, and checked to be of the asked scale.
+// A paper declares one value and calls For, Load and Decode on it.
+type Specs[S any] struct {
+	FS       fs.FS
+	Dir      string
+	Validate func(*S) error
+	ScaleOf  func(*S) string
+}
+
+// For returns the spec of o.Scale (o.SpecFile when set).
+func (l Specs[S]) For(o Options) (*S, error) {
+	return LoadSpec(l.FS, l.Dir, o, l.Validate, l.ScaleOf)
+}
+
+// Load returns the embedded spec of a scale.
+func (l Specs[S]) Load(scale string) (*S, error) { return l.For(Options{Scale: scale}) }
+
+// Decode decodes and validates spec bytes (tests feed it edited specs).
+func (l Specs[S]) Decode(name string, b []byte, scale string) (*S, error) {
+	return DecodeSpec(name, b, scale, l.Validate, l.ScaleOf)
+}
+
+// Describe lists a spec's experiments, named and described by info, with
+// the number of runs planned for each (for `fedrepro list`).
+func Describe[E any](exps []E, info func(E) (name, description string), runs []runner.Run) []Experiment {
+	out := make([]Experiment, len(exps))
+	for i, e := range exps {
+		out[i].Name, out[i].Description = info(e)
+	}
+	return CountRuns(out, runs)
+}

@@ -20,7 +20,7 @@ func init() {
 		DefaultScale: "default",
 		Plan:         plan,
 		Exec: func(o paper.Options) (runner.Func, error) {
-			s, err := specFor(o)
+			s, err := specs.For(o)
 			if err != nil {
 				return nil, err
 			}
@@ -39,7 +39,7 @@ func init() {
 // plan expands the scale's spec over the data that is present; missing
 // sources are reported by the report, not silently dropped.
 func plan(o paper.Options) ([]runner.Run, error) {
-	s, err := specFor(o)
+	s, err := specs.For(o)
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +85,5 @@ func describe(scale string) ([]paper.Experiment, error) {
 	if err != nil {
 		return nil, err
 	}
-	var exps []paper.Experiment
-	for _, e := range s.Experiments {
-		exps = append(exps, paper.Experiment{Name: e.Name, Description: e.Description})
-	}
-	return paper.CountRuns(exps, runs), nil
+	return paper.Describe(s.Experiments, Experiment.info, runs), nil
 }

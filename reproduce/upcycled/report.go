@@ -123,7 +123,7 @@ func within(ours report.Stats, p paper.Cell) bool {
 }
 
 func writeReport(o paper.Options, results []*runner.Result) error {
-	s, err := specFor(o)
+	s, err := specs.For(o)
 	if err != nil {
 		return err
 	}
