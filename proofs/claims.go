@@ -62,6 +62,22 @@ type Result struct {
 	Values map[string]any
 }
 
+// Kind says what a check's verdict rests on.
+type Kind string
+
+const (
+	// Computation: the verdict follows from running the project's
+	// implementations (a simulation, an exact enumeration, an accountant),
+	// so a bug in algorithms/ can move it. The default.
+	Computation Kind = "computation"
+	// Algebra: the check re-derives or transcribes the paper's own algebra
+	// with numbers of its own; the verdict depends on the paper's formulas
+	// and constants, not on the project's implementations, so no bug in
+	// algorithms/ can move it. Reports and `fedrepro verify` show the kind
+	// so that nobody mistakes such a check for an experiment.
+	Algebra Kind = "algebra"
+)
+
 // Claim is one registered statement with its check.
 type Claim struct {
 	ID        string // "<paper>/<slug>", unique
@@ -69,6 +85,16 @@ type Claim struct {
 	Source    string // where in the paper: "Lemma 1, §5.1"
 	Statement string // the claim in the paper's terms
 	Check     func(Config) Result
+	// Kind is Computation unless set to Algebra.
+	Kind Kind
+}
+
+// KindOf returns the claim's kind (Computation when unset).
+func (c Claim) KindOf() Kind {
+	if c.Kind == "" {
+		return Computation
+	}
+	return c.Kind
 }
 
 var (
@@ -83,6 +109,9 @@ func Register(c Claim) {
 	defer mu.Unlock()
 	if c.ID == "" || c.Paper == "" || c.Check == nil {
 		panic(fmt.Sprintf("proofs: incomplete claim %+v", c))
+	}
+	if c.Kind != "" && c.Kind != Computation && c.Kind != Algebra {
+		panic(fmt.Sprintf("proofs: claim %s has unknown kind %q", c.ID, c.Kind))
 	}
 	if _, dup := claims[c.ID]; dup {
 		panic("proofs: duplicate claim " + c.ID)

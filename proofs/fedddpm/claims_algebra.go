@@ -20,6 +20,13 @@ func register(id, source, statement string, check func(proofs.Config) proofs.Res
 	proofs.Register(proofs.Claim{ID: paper + "/" + id, Paper: paper, Source: source, Statement: statement, Check: check})
 }
 
+// registerAlgebra registers a check of the paper's own algebra or
+// transcription: its verdict rests on the paper's formulas, not on the
+// project's implementations (proofs.Algebra).
+func registerAlgebra(id, source, statement string, check func(proofs.Config) proofs.Result) {
+	proofs.Register(proofs.Claim{ID: paper + "/" + id, Paper: paper, Source: source, Statement: statement, Check: check, Kind: proofs.Algebra})
+}
+
 // stream returns the named random stream of a check.
 func stream(cfg proofs.Config, claim string, labels ...any) *rand.Rand {
 	return rng.New(cfg.Seed, append([]any{paper, claim}, labels...)...).Rand()

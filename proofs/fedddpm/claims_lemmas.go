@@ -16,7 +16,7 @@ func init() {
 	register("lemma2-descent-exact", "Lemma 2, Eq. (17)",
 		"Under A1–A4 and η_t/2 − L²η_t³E²/4 − Lη_t²E/2 ≥ 0, the server phase satisfies E f(w_{t+1}) ≤ E f(ŵ_{t+1}) − η_tE/2·E‖∇f(ŵ_{t+1})‖² + Lη_t²E²σ_l²/2 + L²η_t³E(E−1)(2E−1)σ_l²/12.",
 		checkLemma2Exact)
-	register("finding-k-greater-than-one", "Proof of Lemma 1, (22)–(23)",
+	registerAlgebra("finding-k-greater-than-one", "Proof of Lemma 1, (22)–(23)",
 		"Lemma 1 (and so Theorem 1) is stated for every number K ≥ 1 of local steps.",
 		checkKGreaterThanOne)
 }

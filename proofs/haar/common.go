@@ -30,6 +30,13 @@ func register(slug, source, statement string, check func(proofs.Config) proofs.R
 	proofs.Register(proofs.Claim{ID: paper + "/" + slug, Paper: paper, Source: source, Statement: statement, Check: check})
 }
 
+// registerAlgebra registers a check of the paper's own algebra or
+// transcription: its verdict rests on the paper's formulas, not on the
+// project's implementations (proofs.Algebra).
+func registerAlgebra(slug, source, statement string, check func(proofs.Config) proofs.Result) {
+	proofs.Register(proofs.Claim{ID: paper + "/" + slug, Paper: paper, Source: source, Statement: statement, Check: check, Kind: proofs.Algebra})
+}
+
 // mkey formats an integer map key (JSON objects need string keys).
 func mkey(m int) string { return strconv.Itoa(m) }
 

@@ -18,7 +18,7 @@ func init() {
 	register("lemma1-range-sum-bound", "Lemma 1 proof, eqs. (7)–(9) (Privelet's range-query argument)",
 		"A weighted sum of reconstructed noise over a contiguous range (eq. 7: base weight m, detail weights L−R with |L−R| ≤ 2^(level−1), at most two non-zero details per level) has variance at most (1 + 2·log2(m)/4)·σ_Haar² = ((2+log2 m)/2)·σ_Haar².",
 		checkLemma1RangeSum)
-	register("lemma1-eq10-algebra", "Lemma 1 proof, eqs. (8)–(10)",
+	registerAlgebra("lemma1-eq10-algebra", "Lemma 1 proof, eqs. (8)–(10)",
 		"Since the number of levels is l = 1 + log2 m: σ² + 2l·σ²/4 = σ² + 2(1+log2 m)σ²/4 = ((2+log2 m)/2)·σ².",
 		checkEq10)
 }

@@ -21,7 +21,7 @@ func init() {
 	register("lemma2-variance-saving", "Lemma 2, §5.2 ('saving a factor of sqrt((2+log2 m)/2)'); Fig. 4",
 		"At the same (ε, δ) the wavelet methods reduce the noise variance of the released gradients by the factor (2+log2 m)/2 relative to vanilla, so their noise density is narrower (Fig. 4: 'for a fixed (ε,δ) … the standard noise injection scheme's plot is stretched').",
 		checkLemma2VarianceSaving)
-	register("lemma2-eq12-algebra", "Lemma 2 proof, eqs. (11)–(12)",
+	registerAlgebra("lemma2-eq12-algebra", "Lemma 2 proof, eqs. (11)–(12)",
 		"From σ = c_2·q_c·sqrt(T log(1/q_c))/ε (11) and σ = σ_Haar·sqrt((2+log2 m)/2) (Lemma 1) follows σ_Haar = c_2·(K/ε)·sqrt(2T log(1/q_c)/(2+log2 m)) (12).",
 		checkEq12)
 }

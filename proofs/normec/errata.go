@@ -25,13 +25,13 @@ func init() {
 	register("erratum18-coefficient-doubling", "Theorem 1–2 proofs; Corollaries 2 and 5 (spec §6 item 18)",
 		"Corollary 5's constants follow from Theorem 2: A₁ contains 8√(2L)√Δ^inf + 4√(2L)√((1/M)ΣΔ_i^inf), and η̂ = min(Δ^inf/(2√(2L)), D₁D₂/(4L(α+D₁))) meets Theorem 2's step-size condition.",
 		checkErratum18)
-	register("erratum19-stray-inverse-gamma", "Theorem 1–2 proofs (spec §6 item 19)",
+	registerAlgebra("erratum19-stray-inverse-gamma", "Theorem 1–2 proofs (spec §6 item 19)",
 		"E‖v̂^{k+1} − v^{k+1}‖ ≤ (1/γ)·E‖(1/M)Σ_i v_i^{k+1} − v̂^{k+1}‖ (as printed in both proofs, before applying Lemma 3).",
 		checkErratum19)
 	register("erratum21-cor1-b-expression", "Corollaries 1 and 3 proofs (spec §6 item 21)",
 		"With σ_DP = c·p√((K+1)log(1/δ))/ε: B = (2B̂/M)(1−M/B̂)² + 2(1−B̂/M) + 2c√(K+1)log(1/δ)/ε (as printed), which the proofs then split as B₁ + B₂(K+1).",
 		checkErratum21)
-	register("erratum22-delta-constant", "Corollaries 1, 3, 6: statement vs proof (spec §6 item 22)",
+	registerAlgebra("erratum22-delta-constant", "Corollaries 1, 3, 6: statement vs proof (spec §6 item 22)",
 		"The utility bounds' constant is Δ = max(α,2)·√L·√(f(x⁰)−f^inf) (statements), the same Δ the proofs establish (they end with Δ = 2√3·max(α,2)).",
 		checkErratum22)
 	register("erratum23-cor1-gamma-conditions", "Corollaries 1, 3, 6 (spec §6 item 23)",

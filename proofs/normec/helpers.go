@@ -18,6 +18,13 @@ func register(slug, source, statement string, check func(proofs.Config) proofs.R
 	proofs.Register(proofs.Claim{ID: paper + "/" + slug, Paper: paper, Source: source, Statement: statement, Check: check})
 }
 
+// registerAlgebra registers a check of the paper's own algebra or
+// transcription: its verdict rests on the paper's formulas, not on the
+// project's implementations (proofs.Algebra).
+func registerAlgebra(slug, source, statement string, check func(proofs.Config) proofs.Result) {
+	proofs.Register(proofs.Claim{ID: paper + "/" + slug, Paper: paper, Source: source, Statement: statement, Check: check, Kind: proofs.Algebra})
+}
+
 // key names the random streams of a check: (seed, "normec", slug, labels…).
 func key(cfg proofs.Config, slug string, labels ...any) rng.Key {
 	return rng.New(cfg.Seed, append([]any{"normec", slug}, labels...)...)

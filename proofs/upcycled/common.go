@@ -36,6 +36,13 @@ func register(slug, source, statement string, check func(proofs.Config) proofs.R
 	proofs.Register(proofs.Claim{ID: paper + "/" + slug, Paper: paper, Source: source, Statement: statement, Check: check})
 }
 
+// registerAlgebra registers a check of the paper's own algebra or
+// transcription: its verdict rests on the paper's formulas, not on the
+// project's implementations (proofs.Algebra).
+func registerAlgebra(slug, source, statement string, check func(proofs.Config) proofs.Result) {
+	proofs.Register(proofs.Claim{ID: paper + "/" + slug, Paper: paper, Source: source, Statement: statement, Check: check, Kind: proofs.Algebra})
+}
+
 // round keeps Values readable and stable across platforms.
 func round(x float64, sig int) float64 {
 	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
