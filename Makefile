@@ -3,6 +3,8 @@
 PAPER ?= upcycled
 SCALE ?=
 GO    ?= go
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 BIN   := bin/fedrepro
 SCALEFLAG := $(if $(SCALE),--scale $(SCALE),)
 
@@ -30,17 +32,19 @@ test:
 	$(GO) vet ./...
 	$(GO) test ./...
 
-# Re-record goldens of one paper (review the diff like code): the expected
-# claim verdicts, and the smoke results from a fresh run in a temporary
-# directory — or, with SCALE=default|paper, the results already in results/
-# (missing runs are run; after a code change, `fedrepro reproduce --force` first).
+# Re-record goldens of one paper (review the diff like code): the claim
+# outcomes (verdicts and named values), and the smoke results and audit
+# tables from a fresh run in a temporary directory — or, with
+# SCALE=default|paper, the results already in results/ (missing runs are
+# run; after a code change, `fedrepro reproduce --force` first). Each prints
+# the review of the old golden against the new one (paired by seed).
 golden: build
 ifeq ($(if $(SCALE),$(SCALE),smoke),smoke)
-	$(GO) test ./reproduce/$(PAPER)/ -run '^TestGate$$' -count=1 -update
+	$(GO) test ./reproduce/$(PAPER)/ -run '^TestGate$$' -count=1 -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
 else
 	./$(BIN) compare --paper $(PAPER) --scale $(SCALE) --update
 endif
-	$(GO) test ./proofs/$(PAPER)/ -run '^TestClaims$$' -count=1 -update
+	$(GO) test ./proofs/$(PAPER)/ -run '^TestClaims$$' -count=1 -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fedrepro/fedrepro/reproduce/gate"
 )
 
 // call runs the CLI in-process and returns exit code, stdout and stderr.
@@ -105,24 +108,65 @@ func TestCompareWithoutResults(t *testing.T) {
 }
 
 // compare --update records a golden file from the results (running what is
-// missing); comparing the same results with it then finds no regression.
+// missing); comparing the same results with it then finds every value equal.
+// A golden whose values differ — by one ulp in one run, or by a shift of
+// every seed of one cell — fails the exact gate with a table, and the review
+// table calls the shifted cell "shifted".
 func TestCompareUpdateThenCompare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the upcycled smoke scale")
 	}
 	golden, results := t.TempDir(), t.TempDir()
-	base := []string{"compare", "--paper", "upcycled", "--scale", "smoke", "--results", results, "--golden", golden,
+	base := []string{"compare", "--paper", "upcycled", "--scale", "smoke", "--results", results,
 		"--shared-dir", sharedDir(t)}
-	if code, _, errs := call(append(base, "--update", "--no-run")...); code != 2 {
+	if code, _, errs := call(append(base, "--golden", golden, "--update", "--no-run")...); code != 2 {
 		t.Errorf("--update --no-run: exit %d, want 2 (%q)", code, errs)
 	}
-	code, out, errs := call(append(base, "--update")...)
+	code, out, errs := call(append(base, "--golden", golden, "--update")...)
 	if code != 0 || !strings.Contains(out, "results.json") {
 		t.Fatalf("--update: exit %d out %q stderr %q", code, out, errs)
 	}
-	code, out, errs = call(append(base, "--no-run")...)
-	if code != 0 || !strings.Contains(out, " 0 regressions") {
+	code, out, errs = call(append(base, "--golden", golden, "--no-run")...)
+	if code != 0 || !strings.Contains(out, "every value equal to the golden") {
 		t.Fatalf("compare after --update: exit %d out %q stderr %q", code, out, errs)
+	}
+	path := filepath.Join(golden, "upcycled", "smoke", "results.json")
+	g, err := gate.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cell := g.Runs[0].Cell
+	for i := range g.Runs {
+		if g.Runs[i].Cell == cell && g.Runs[i].Experiment == g.Runs[0].Experiment {
+			g.Runs[i].Values["final/acc"] += 0.05
+		}
+	}
+	g.Runs[len(g.Runs)-1].Values["final/loss"] = math.Nextafter(g.Runs[len(g.Runs)-1].Values["final/loss"], 0)
+	old := filepath.Join(t.TempDir(), "old.json")
+	if err := gate.Write(old, g); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = call(append(base, "--golden", old, "--no-run")...)
+	if code != 1 || !strings.Contains(errs, "values moved") {
+		t.Fatalf("compare against a changed golden: exit %d stderr %q", code, errs)
+	}
+	for _, want := range []string{"shifted", cell, "rel. change", "exact gate"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = call(append(base, "--golden", old, "--no-run", "--json")...)
+	var doc struct {
+		Differences int `json:"differences"`
+		Review      []struct {
+			Cell, Metric, Verdict string
+		} `json:"review"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 1 {
+		t.Fatalf("--json: exit %d, %v", code, err)
+	}
+	if doc.Differences != 5 || doc.Review[0].Verdict != "shifted" || doc.Review[0].Cell != cell {
+		t.Errorf("--json: %d differences (want 4 shifted seeds + 1 ulp), first review row %+v", doc.Differences, doc.Review[0])
 	}
 }
 

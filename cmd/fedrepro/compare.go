@@ -9,17 +9,20 @@ import (
 )
 
 func init() {
-	register(command{Name: "compare", Summary: "gate a scale's results against golden/<paper>/<scale> (exit 1 on a regression)", Run: cmdCompare})
+	register(command{Name: "compare", Summary: "compare a scale's results with a golden: the exact gate (exit 1 when any value moved) and the paired review table", Run: cmdCompare})
 }
 
 func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	var c commonFlags
 	fs := c.bind("compare", stderr, false)
-	golden := fs.String("golden", "golden", "golden directory")
+	golden := fs.String("golden", "golden", "golden root directory, or one golden results.json (e.g. an old one to review a change against)")
 	noRun := fs.Bool("no-run", false, "do not run missing results; fail instead")
-	update := fs.Bool("update", false, "rewrite golden/<paper>/<scale>/results.json from the results (running what is missing) instead of comparing")
+	update := fs.Bool("update", false, "rewrite golden/<paper>/<scale>/results.json from the results (running what is missing) and print the review of old against new")
 	if err := parseFlags(fs.FlagSet, args); err != nil {
 		return err
+	}
+	if c.scale == "" {
+		c.scale = "smoke"
 	}
 	p, o, err := c.options(stderr)
 	if err != nil {
@@ -31,45 +34,64 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		if *noRun {
 			return usagef("--update with --no-run: the golden file is written from a complete set of results, so missing runs must run; drop --no-run")
 		}
-		path, err := p.UpdateGolden(ctx, o, *golden)
+		path, review, err := p.UpdateGolden(ctx, o, *golden)
 		if err != nil {
 			return err
 		}
 		if c.jsonOut {
-			return writeJSON(stdout, map[string]any{"paper": p.Name, "scale": o.Scale, "golden": path})
+			return writeJSON(stdout, map[string]any{"paper": p.Name, "scale": o.Scale, "golden": path, "review": reviewJSON(review)})
 		}
-		fmt.Fprintf(stdout, "wrote %s (review the diff like code)\n", path)
+		if review != nil {
+			fmt.Fprintf(stdout, "review of the previous golden against the new one (%s):\n%s\n", gate.ReviewCounts(review), gate.ReviewTable(review))
+		}
+		fmt.Fprintf(stdout, "wrote %s (review the table above and the diff like code)\n", path)
 		return nil
 	}
-	findings, err := p.Compare(ctx, o, *golden, !*noRun)
+	cmp, err := p.Compare(ctx, o, *golden, !*noRun)
 	if err != nil {
 		return err
 	}
-	failed := gate.Failed(findings)
+	review := cmp.Review()
 	if c.jsonOut {
-		rows := make([]map[string]any, 0, len(findings))
-		for _, f := range findings {
-			row := map[string]any{
-				"experiment": f.Experiment, "cell": f.Cell, "metric": f.Metric, "test": f.Test,
-				"golden": finiteOrNil(f.GoldenCenter), "fresh": finiteOrNil(f.NewCenter), "shift": finiteOrNil(f.Shift),
-				"threshold": f.Threshold, "p_value": finiteOrNil(f.P), "n_golden": f.N1, "n_fresh": f.N2,
-				"regression": f.Failed, "reason": f.Reason,
-			}
-			rows = append(rows, row)
+		diffs := make([]map[string]any, 0, len(cmp.Diffs))
+		for _, d := range cmp.Diffs {
+			diffs = append(diffs, map[string]any{
+				"experiment": d.Experiment, "cell": d.Cell, "seed": d.Seed, "key": d.Key,
+				"golden": finiteOrNil(d.Golden), "fresh": finiteOrNil(d.Fresh), "rel_change": finiteOrNil(d.RelChange()), "note": d.Note,
+			})
 		}
-		if err := writeJSON(stdout, map[string]any{"paper": p.Name, "scale": o.Scale, "cells": rows, "regressions": len(failed)}); err != nil {
+		if err := writeJSON(stdout, map[string]any{
+			"paper": p.Name, "scale": o.Scale, "tolerance": cmp.RelTol, "tolerance_note": cmp.TolNote,
+			"runs": len(cmp.Golden.Runs), "differences": len(cmp.Diffs), "diffs": diffs, "review": reviewJSON(review),
+		}); err != nil {
 			return err
 		}
 	} else {
-		for _, f := range failed {
-			fmt.Fprintln(stdout, f.String())
+		fmt.Fprintf(stdout, "review, paired by seed (%s):\n%s\n", gate.ReviewCounts(review), gate.ReviewTable(review))
+		if len(cmp.Diffs) > 0 {
+			fmt.Fprintf(stdout, "exact gate (%s): %s\n%s", cmp.TolNote, gate.Summary(cmp.Diffs, cmp.Golden), gate.Table(cmp.Diffs, 40))
+		} else {
+			fmt.Fprintf(stdout, "exact gate (%s): %d runs, every value equal to the golden\n", cmp.TolNote, len(cmp.Golden.Runs))
 		}
-		fmt.Fprintf(stdout, "%s/%s: %d cells compared, %d regressions\n", p.Name, o.Scale, len(findings), len(failed))
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%d regressions; first: %s", len(failed), failed[0].String())
+	if len(cmp.Diffs) > 0 {
+		return fmt.Errorf("%s/%s: %s", p.Name, o.Scale, gate.Summary(cmp.Diffs, cmp.Golden))
 	}
 	return nil
+}
+
+func reviewJSON(rows []gate.ReviewRow) []map[string]any {
+	out := make([]map[string]any, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, map[string]any{
+			"experiment": r.Experiment, "cell": r.Cell, "metric": r.Metric, "n": r.N,
+			"golden": finiteOrNil(r.Golden), "fresh": finiteOrNil(r.Fresh), "delta": finiteOrNil(r.Delta),
+			"diff_sd": finiteOrNil(r.DiffSD), "diff_min": finiteOrNil(r.DiffMin), "diff_max": finiteOrNil(r.DiffMax),
+			"seed_sd": finiteOrNil(r.SeedSD), "p_value": finiteOrNil(r.P), "mde": finiteOrNil(r.MDE),
+			"mde_unpaired": finiteOrNil(r.MDEUnpair), "threshold": r.Threshold, "non_finite": r.NonFinite, "verdict": r.Verdict,
+		})
+	}
+	return out
 }
 
 func finiteOrNil(x float64) any {

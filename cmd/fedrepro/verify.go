@@ -18,7 +18,7 @@ func init() {
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("verify", stderr)
 	name := fs.String("paper", "", "paper: "+fmt.Sprint(knownPapers))
-	jsonOut := fs.Bool("json", false, "print JSON: {paper, claims: [{id, source, statement, verdict, expected, evidence, values}]}")
+	jsonOut := fs.Bool("json", false, "print JSON: {paper, claims: [{id, source, statement, kind, verdict, expected, evidence, values}]}")
 	quick := fs.Bool("quick", false, "reduced sample sizes (same verdicts, less evidence)")
 	seed := fs.Uint64("seed", prooftest.Seed, "seed of the checks' random streams")
 	golden := fs.String("golden", "golden", "golden directory with <paper>/claims.yaml (expected verdicts)")
@@ -30,11 +30,13 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	claims := proofs.Claims(*name)
-	expected, _ := prooftest.ReadExpected(filepath.Join(*golden, *name, "claims.yaml"))
+	recorded, _ := prooftest.ReadExpected(filepath.Join(*golden, *name, "claims.yaml"))
+	expected := recorded.Verdicts()
 	type row struct {
 		ID        string         `json:"id"`
 		Source    string         `json:"source"`
 		Statement string         `json:"statement"`
+		Kind      proofs.Kind    `json:"kind"`
 		Verdict   proofs.Verdict `json:"verdict"`
 		Expected  proofs.Verdict `json:"expected,omitempty"`
 		Evidence  string         `json:"evidence"`
@@ -45,7 +47,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	cfg := proofs.Config{Seed: *seed, Quick: *quick}
 	for _, c := range claims {
 		res := proofs.Run(c, cfg)
-		r := row{ID: c.ID, Source: c.Source, Statement: c.Statement, Verdict: res.Verdict, Expected: expected[c.ID], Evidence: res.Evidence}
+		r := row{ID: c.ID, Source: c.Source, Statement: c.Statement, Kind: c.KindOf(), Verdict: res.Verdict, Expected: expected[c.ID], Evidence: res.Evidence}
 		if res.Values != nil {
 			r.Values = report.Sanitize(map[string]any(res.Values))
 		}
@@ -61,7 +63,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	} else if len(rows) == 0 {
 		fmt.Fprintf(stdout, "%s: no claims yet\n", *name)
 	} else {
-		t := &report.Table{Header: []string{"claim", "source", "verdict", "recorded"}}
+		t := &report.Table{Header: []string{"claim", "kind", "source", "verdict", "recorded"}}
 		counts := map[proofs.Verdict]int{}
 		for _, r := range rows {
 			rec := string(r.Expected)
@@ -70,7 +72,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 			} else if r.Expected != r.Verdict {
 				rec += " (CHANGED)"
 			}
-			t.Add(r.ID, r.Source, r.Verdict, rec)
+			t.Add(r.ID, r.Kind, r.Source, r.Verdict, rec)
 			counts[r.Verdict]++
 		}
 		fmt.Fprint(stdout, t.Markdown())

@@ -1,326 +1,275 @@
-// Package gate is fedrepro's regression gate: it compares fresh per-seed
-// results with golden ones cell by cell and fails when a reproduced number
-// moved.
+// Package gate is fedrepro's regression gate. It has two tiers.
 //
-// With at least MinSeeds seeds on both sides a cell fails only when the
-// Mann–Whitney U test (golang.org/x/perf/benchmath, AssumeNothing) rejects
-// "same distribution" at Alpha AND the median moved by more than the
-// metric's practical threshold: seed noise alone cannot trip it, and a
-// statistically detectable but negligible move does not either. With fewer
-// seeds the test has no power (n = 3 per side cannot reach p < 0.05), so
-// the gate falls back to the stated tolerance on the mean.
+// The exact tier is what CI enforces. Every run is bit-for-bit
+// deterministic (all randomness comes from named streams of the seed), so a
+// golden snapshot of a scale's results can be compared value for value: for
+// every run, every final metric, a fixed set of curve checkpoints (every
+// round of a run with at most eight rounds, otherwise every ⌈n/8⌉-th round
+// and the last), every counter and every numeric leaf of the run's extra
+// data. On the platform the golden was recorded on the comparison is bitwise;
+// on another platform it allows a relative difference of RelTolForeign
+// (1e-9), because Go may fuse multiply-adds on arm64, ppc64 and s390x, and
+// math.Exp uses FMA instructions on amd64 CPUs that have them. Any value that
+// moves fails the gate, and Table prints one table of what moved. Statistics
+// have no place here: a plausible one-line bug moves some value, and a
+// statistical gate over a few seeds lets most such bugs through.
+//
+// The review tier (Review) is for a change that is meant to move numbers:
+// before a reviewer accepts a new golden (`make golden`), it compares old and
+// new per cell and metric, paired by seed (the same seed means the same
+// random streams, so pairing removes most of the seed-to-seed variance),
+// with a paired t-test, the smallest shift the cell's seeds could detect,
+// and a verdict: unchanged, within noise or shifted.
 package gate
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/fedrepro/fedrepro/reproduce/runner"
-	"golang.org/x/perf/benchmath"
+	"golang.org/x/sys/cpu"
 )
 
-// MinSeeds is the smallest per-side sample for which the U test can reach
-// p < 0.05 (benchmath's minimum p with 4 vs 4 is 0.0286).
-const MinSeeds = 4
+// SchemaVersion is the version of the golden snapshot format.
+const SchemaVersion = 2
 
-// Alpha is the significance level of the U test.
-const Alpha = 0.05
+// RelTolForeign is the relative tolerance of the exact tier when the fresh
+// results come from a platform other than the golden's (see Platform).
+const RelTolForeign = 1e-9
 
-// Metric names a gated metric of Result.Final and its practical threshold.
+// maxCheckpoints bounds the curve checkpoints kept per run.
+const maxCheckpoints = 8
+
+// Metric names a headline final metric of a paper: the review tier gives
+// every cell a row for it. Threshold is the smallest absolute move the
+// paper's authors would call practically relevant; the review tier reports
+// it beside the statistics (it never decides the exact tier).
 type Metric struct {
-	Name string `json:"name"`
-	// Threshold is the smallest absolute move of the median (or of the mean
-	// with fewer than MinSeeds seeds) that counts as a regression.
+	Name      string  `json:"name"`
 	Threshold float64 `json:"threshold"`
 }
 
-// Cell is the golden record of one (experiment, cell, metric).
-type Cell struct {
-	Experiment string    `json:"experiment"`
-	Cell       string    `json:"cell"`
-	Metric     string    `json:"metric"`
-	Seeds      []uint64  `json:"seeds"`
-	Values     []float64 `json:"values"`
+// RunValues is the golden record of one run: its identity, its
+// configuration hash, and every gated value keyed by where it comes from:
+// "final/<metric>", "round/<i>/<metric>" (i is the 0-based position in the
+// run's curve), "counter/<name>" and "extra/<path>".
+type RunValues struct {
+	Experiment string         `json:"experiment"`
+	Cell       string         `json:"cell"`
+	Seed       uint64         `json:"seed"`
+	ConfigHash string         `json:"config_hash"`
+	Values     runner.Metrics `json:"values"`
 }
 
-// File is golden/<paper>/<scale>/results.json.
-type File struct {
-	Paper   string   `json:"paper"`
-	Scale   string   `json:"scale"`
-	Metrics []Metric `json:"metrics"`
-	Cells   []Cell   `json:"cells"`
+// ID is "<experiment>/<cell>/seed-<n>", as runner.Run.ID.
+func (r RunValues) ID() string { return fmt.Sprintf("%s/%s/seed-%d", r.Experiment, r.Cell, r.Seed) }
+
+// Snapshot is golden/<paper>/<scale>/results.json.
+type Snapshot struct {
+	SchemaVersion int    `json:"schema_version"`
+	Paper         string `json:"paper"`
+	Scale         string `json:"scale"`
+	// Platform is where the values were computed (see Platform()).
+	Platform string      `json:"platform"`
+	Metrics  []Metric    `json:"metrics"`
+	Runs     []RunValues `json:"runs"`
 }
 
-// Collect groups results into golden cells for the given metrics, sorted
-// by experiment, cell and metric, values in seed order. Non-finite values
-// are stored as they are (they must match on both sides).
-func Collect(paper, scale string, metrics []Metric, results []*runner.Result) (*File, error) {
-	type key struct{ exp, cell, metric string }
-	type pt struct {
-		seed uint64
-		v    float64
+// Platform names the floating-point behaviour of this machine: GOARCH,
+// plus "+fma" on amd64 when math.Exp takes its FMA path (AVX and FMA).
+func Platform() string {
+	p := runtime.GOARCH
+	if p == "amd64" && cpu.X86.HasAVX && cpu.X86.HasFMA {
+		p += "+fma"
 	}
-	groups := map[key][]pt{}
+	return p
+}
+
+// Collect builds the snapshot of a scale's results, sorted by experiment,
+// cell and seed.
+func Collect(paper, scale string, metrics []Metric, results []*runner.Result) (*Snapshot, error) {
+	if len(results) == 0 {
+		return nil, fmt.Errorf("%s/%s: no results to snapshot", paper, scale)
+	}
+	s := &Snapshot{SchemaVersion: SchemaVersion, Paper: paper, Scale: scale, Platform: Platform(), Metrics: metrics}
 	for _, r := range results {
-		for _, m := range metrics {
-			v, ok := r.Final[m.Name]
-			if !ok {
-				continue
-			}
-			k := key{r.Experiment, r.Cell, m.Name}
-			groups[k] = append(groups[k], pt{r.Seed, v})
+		s.Runs = append(s.Runs, RunValues{
+			Experiment: r.Experiment, Cell: r.Cell, Seed: r.Seed, ConfigHash: r.ConfigHash,
+			Values: Values(r),
+		})
+	}
+	sortRuns(s.Runs)
+	for i := 1; i < len(s.Runs); i++ {
+		if s.Runs[i].ID() == s.Runs[i-1].ID() {
+			return nil, fmt.Errorf("%s/%s: run %s appears twice", paper, scale, s.Runs[i].ID())
 		}
 	}
-	if len(groups) == 0 {
-		return nil, fmt.Errorf("no result carries any of the gated metrics %v", metricNames(metrics))
-	}
-	f := &File{Paper: paper, Scale: scale, Metrics: metrics}
-	for k, pts := range groups {
-		sort.Slice(pts, func(i, j int) bool { return pts[i].seed < pts[j].seed })
-		c := Cell{Experiment: k.exp, Cell: k.cell, Metric: k.metric}
-		for _, p := range pts {
-			c.Seeds = append(c.Seeds, p.seed)
-			c.Values = append(c.Values, p.v)
-		}
-		f.Cells = append(f.Cells, c)
-	}
-	sort.Slice(f.Cells, func(i, j int) bool {
-		a, b := f.Cells[i], f.Cells[j]
+	return s, nil
+}
+
+func sortRuns(rs []RunValues) {
+	sort.Slice(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
 		if a.Experiment != b.Experiment {
 			return a.Experiment < b.Experiment
 		}
 		if a.Cell != b.Cell {
 			return a.Cell < b.Cell
 		}
-		return a.Metric < b.Metric
+		return a.Seed < b.Seed
 	})
-	return f, nil
 }
 
-func metricNames(ms []Metric) []string {
-	out := make([]string, len(ms))
-	for i, m := range ms {
-		out[i] = m.Name
+// Checkpoints returns the positions of a curve of n rounds that the exact
+// tier keeps: all of them when n ≤ 8, otherwise every ⌈n/8⌉-th and the last.
+func Checkpoints(n int) []int {
+	if n <= 0 {
+		return nil
+	}
+	step := (n + maxCheckpoints - 1) / maxCheckpoints
+	var out []int
+	for p := step - 1; p < n; p += step {
+		out = append(out, p)
+	}
+	if out[len(out)-1] != n-1 {
+		out = append(out, n-1)
 	}
 	return out
 }
 
-// Write stores f as indented JSON (non-finite values as strings) atomically.
-func Write(path string, f *File) error {
-	type jcell struct {
-		Experiment string         `json:"experiment"`
-		Cell       string         `json:"cell"`
-		Metric     string         `json:"metric"`
-		Seeds      []uint64       `json:"seeds"`
-		Values     runner.Metrics `json:"values"`
+// Values flattens the gated numbers of one result.
+func Values(r *runner.Result) runner.Metrics {
+	v := runner.Metrics{}
+	for k, x := range r.Final {
+		v["final/"+k] = x
 	}
-	// Encode values through runner.Metrics so NaN/Inf survive; keyed by
-	// seed for readability of diffs.
-	out := struct {
-		Paper   string   `json:"paper"`
-		Scale   string   `json:"scale"`
-		Metrics []Metric `json:"metrics"`
-		Cells   []jcell  `json:"cells"`
-	}{Paper: f.Paper, Scale: f.Scale, Metrics: f.Metrics}
-	for _, c := range f.Cells {
-		vals := runner.Metrics{}
-		for i, s := range c.Seeds {
-			vals[fmt.Sprintf("seed-%d", s)] = c.Values[i]
+	for _, p := range Checkpoints(len(r.Rounds)) {
+		for k, x := range r.Rounds[p] {
+			v["round/"+strconv.Itoa(p)+"/"+k] = x
 		}
-		out.Cells = append(out.Cells, jcell{c.Experiment, c.Cell, c.Metric, c.Seeds, vals})
 	}
-	b, err := json.MarshalIndent(out, "", " ")
+	for k, x := range r.Counters {
+		v["counter/"+k] = float64(x)
+	}
+	flatten(v, "extra", normalize(r.Extra))
+	return v
+}
+
+// normalize turns a Go value into its JSON-decoded form, so that a result
+// made in memory and one read from disk flatten alike.
+func normalize(x any) any {
+	if x == nil {
+		return nil
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return nil
+	}
+	var out any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if d.Decode(&out) != nil {
+		return nil
+	}
+	return out
+}
+
+// flatten adds the numeric and boolean leaves of a decoded JSON value
+// (strings "NaN", "+Inf", "-Inf" count as numbers; other strings are
+// labels, which the configuration hash already covers).
+func flatten(v runner.Metrics, path string, x any) {
+	switch t := x.(type) {
+	case map[string]any:
+		for k, e := range t {
+			flatten(v, path+"/"+k, e)
+		}
+	case []any:
+		for i, e := range t {
+			flatten(v, path+"/"+strconv.Itoa(i), e)
+		}
+	case json.Number:
+		if f, err := t.Float64(); err == nil {
+			v[path] = f
+		}
+	case float64:
+		v[path] = t
+	case bool:
+		v[path] = 0
+		if t {
+			v[path] = 1
+		}
+	case string:
+		switch t {
+		case "NaN":
+			v[path] = math.NaN()
+		case "+Inf", "Inf":
+			v[path] = math.Inf(1)
+		case "-Inf":
+			v[path] = math.Inf(-1)
+		}
+	}
+}
+
+// Write stores the snapshot as indented JSON atomically (floats in their
+// shortest exact decimal form, so a read gives back the same bits).
+func Write(path string, s *Snapshot) error {
+	b, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
 		return err
 	}
 	return runner.WriteFileAtomic(path, append(b, '\n'))
 }
 
-// Read loads a golden file written by Write.
-func Read(path string) (*File, error) {
+// Read loads a snapshot written by Write, strictly: unknown fields, another
+// schema version or a duplicate run are errors that say how to fix them.
+func Read(path string) (*Snapshot, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var in struct {
-		Paper   string   `json:"paper"`
-		Scale   string   `json:"scale"`
-		Metrics []Metric `json:"metrics"`
-		Cells   []struct {
-			Experiment string         `json:"experiment"`
-			Cell       string         `json:"cell"`
-			Metric     string         `json:"metric"`
-			Seeds      []uint64       `json:"seeds"`
-			Values     runner.Metrics `json:"values"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(b, &in); err != nil {
+	var s Snapshot
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&s); err != nil {
+		var probe struct {
+			V int `json:"schema_version"`
+		}
+		if json.Unmarshal(b, &probe) == nil && probe.V != SchemaVersion {
+			return nil, fmt.Errorf("%s: golden schema version %d, this code reads %d: re-record it with `make golden`", path, probe.V, SchemaVersion)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	f := &File{Paper: in.Paper, Scale: in.Scale, Metrics: in.Metrics}
-	for _, c := range in.Cells {
-		cell := Cell{Experiment: c.Experiment, Cell: c.Cell, Metric: c.Metric, Seeds: c.Seeds}
-		for _, s := range c.Seeds {
-			v, ok := c.Values[fmt.Sprintf("seed-%d", s)]
-			if !ok {
-				return nil, fmt.Errorf("%s: cell %s/%s %s lacks seed %d", path, c.Experiment, c.Cell, c.Metric, s)
-			}
-			cell.Values = append(cell.Values, v)
+	if s.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("%s: golden schema version %d, this code reads %d: re-record it with `make golden`", path, s.SchemaVersion, SchemaVersion)
+	}
+	seen := map[string]bool{}
+	for _, r := range s.Runs {
+		if seen[r.ID()] {
+			return nil, fmt.Errorf("%s: run %s appears twice", path, r.ID())
 		}
-		f.Cells = append(f.Cells, cell)
+		seen[r.ID()] = true
 	}
-	return f, nil
+	return &s, nil
 }
 
-// Finding is the comparison of one cell.
-type Finding struct {
-	Experiment, Cell, Metric string
-	GoldenCenter, NewCenter  float64 // medians (U test) or means (fallback)
-	Shift                    float64 // NewCenter − GoldenCenter
-	Threshold                float64
-	P                        float64 // U-test p-value; NaN for the fallback
-	N1, N2                   int
-	Test                     string // "mann-whitney" or "tolerance" or "missing"
-	Failed                   bool
-	Reason                   string
-}
-
-// String renders a finding as one line naming the cell, the shift and p.
-func (f Finding) String() string {
-	where := fmt.Sprintf("%s %s %s", f.Experiment, f.Cell, f.Metric)
-	switch f.Test {
-	case "missing":
-		return where + ": " + f.Reason
-	case "mann-whitney":
-		return fmt.Sprintf("%s: median %.6g → %.6g (shift %+.4g, threshold %.4g), Mann–Whitney p = %.4f (n = %d, %d)%s",
-			where, f.GoldenCenter, f.NewCenter, f.Shift, f.Threshold, f.P, f.N1, f.N2, suffix(f))
-	default:
-		return fmt.Sprintf("%s: mean %.6g → %.6g (shift %+.4g, tolerance %.4g; %d vs %d seeds, too few for a U test)%s",
-			where, f.GoldenCenter, f.NewCenter, f.Shift, f.Threshold, f.N1, f.N2, suffix(f))
-	}
-}
-
-func suffix(f Finding) string {
-	if f.Failed {
-		return " — REGRESSION: " + f.Reason
-	}
-	return ""
-}
-
-// Compare checks fresh results against the golden file. Every golden cell
-// must be present in fresh, and every fresh cell of a gated metric must be
-// in the golden file.
-func Compare(golden *File, fresh *File) []Finding {
-	thr := map[string]float64{}
-	for _, m := range golden.Metrics {
-		thr[m.Name] = m.Threshold
-	}
-	type key struct{ e, c, m string }
-	newCells := map[key]Cell{}
-	for _, c := range fresh.Cells {
-		newCells[key{c.Experiment, c.Cell, c.Metric}] = c
-	}
-	var out []Finding
-	seen := map[key]bool{}
-	for _, g := range golden.Cells {
-		k := key{g.Experiment, g.Cell, g.Metric}
-		seen[k] = true
-		n, ok := newCells[k]
-		if !ok {
-			out = append(out, Finding{Experiment: g.Experiment, Cell: g.Cell, Metric: g.Metric, Test: "missing", Failed: true,
-				Reason: "in the golden results but not in the fresh ones"})
-			continue
-		}
-		out = append(out, compareCell(g, n, thr[g.Metric]))
-	}
-	for _, c := range fresh.Cells {
-		k := key{c.Experiment, c.Cell, c.Metric}
-		if !seen[k] {
-			out = append(out, Finding{Experiment: c.Experiment, Cell: c.Cell, Metric: c.Metric, Test: "missing", Failed: true,
-				Reason: "not in the golden results (record it with `make golden`)"})
+// metricName strips the source prefix of a value key for display:
+// "final/acc" → "acc", "round/3/loss" → "loss@3".
+func metricName(key string) string {
+	switch {
+	case strings.HasPrefix(key, "final/"):
+		return key[len("final/"):]
+	case strings.HasPrefix(key, "round/"):
+		rest := key[len("round/"):]
+		if i := strings.IndexByte(rest, '/'); i > 0 {
+			return rest[i+1:] + "@" + rest[:i]
 		}
 	}
-	return out
-}
-
-func compareCell(g, n Cell, threshold float64) Finding {
-	f := Finding{Experiment: g.Experiment, Cell: g.Cell, Metric: g.Metric, Threshold: threshold, N1: len(g.Values), N2: len(n.Values), P: math.NaN()}
-	gf, gnf := splitFinite(g.Values)
-	nf, nnf := splitFinite(n.Values)
-	if gnf != nnf {
-		f.Test = "tolerance"
-		f.Failed = true
-		f.Reason = fmt.Sprintf("non-finite values changed: golden has %d, fresh has %d", gnf, nnf)
-		return f
-	}
-	if len(gf) >= MinSeeds && len(nf) >= MinSeeds {
-		f.Test = "mann-whitney"
-		s1 := benchmath.NewSample(append([]float64(nil), gf...), &benchmath.DefaultThresholds)
-		s2 := benchmath.NewSample(append([]float64(nil), nf...), &benchmath.DefaultThresholds)
-		f.GoldenCenter = median(s1.Values)
-		f.NewCenter = median(s2.Values)
-		f.Shift = f.NewCenter - f.GoldenCenter
-		f.P = benchmath.AssumeNothing.Compare(s1, s2).P
-		if f.P < Alpha && math.Abs(f.Shift) > threshold {
-			f.Failed = true
-			f.Reason = fmt.Sprintf("p < %.2g and |shift| > %.4g", Alpha, threshold)
-		}
-		return f
-	}
-	f.Test = "tolerance"
-	f.GoldenCenter = mean(gf)
-	f.NewCenter = mean(nf)
-	f.Shift = f.NewCenter - f.GoldenCenter
-	if math.Abs(f.Shift) > threshold || (math.IsNaN(f.Shift) && len(gf)+len(nf) > 0) {
-		f.Failed = true
-		f.Reason = fmt.Sprintf("|shift| > %.4g", threshold)
-	}
-	return f
-}
-
-func splitFinite(xs []float64) (finite []float64, nonFinite int) {
-	for _, x := range xs {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			nonFinite++
-			continue
-		}
-		finite = append(finite, x)
-	}
-	return finite, nonFinite
-}
-
-func median(sorted []float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
-}
-
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// Failed returns the findings that are regressions.
-func Failed(fs []Finding) []Finding {
-	var out []Finding
-	for _, f := range fs {
-		if f.Failed {
-			out = append(out, f)
-		}
-	}
-	return out
+	return key
 }

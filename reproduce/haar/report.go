@@ -9,18 +9,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"github.com/fedrepro/fedrepro/algorithms/haar"
 	goldenfs "github.com/fedrepro/fedrepro/golden"
+	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
-
-// reportSeed names the streams of the claim checks and audits the report
-// runs.
-const reportSeed = 20250101
 
 // methodLabel names a method for readers; level picks DP-SGD or DP-FedAvg.
 func methodLabel(m, level string) string {
@@ -823,12 +819,12 @@ func (w *reportWriter) pldClaimed(method string, g *group) string {
 
 func (w *reportWriter) claims(doc *report.Doc) {
 	doc.H(2, "Claims (`fedrepro verify --paper haar`)")
-	report.Claims(doc, "haar", reportSeed)
+	report.Claims(doc, "haar", proofs.DefaultSeed)
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {
 	doc.H(2, "Privacy-figure audit (`fedrepro audit --paper haar`)")
-	report.Audits(doc, "haar", audit.Options{Seed: reportSeed, DataDir: w.o.DataDir}, nil)
+	report.Audits(doc, "haar", paper.AuditOptions("haar", w.o), nil)
 }
 
 // costs reports the measured work per configuration family.

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/golden"
 	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
@@ -731,7 +730,7 @@ var auditColumns = map[string][]string{
 
 func (w *reportWriter) audits(doc *report.Doc) {
 	doc.H(2, "Privacy audit (`fedrepro audit --paper normec`)")
-	report.Audits(doc, paperID, audit.Options{Seed: 1, DataDir: w.o.DataDir}, auditColumns)
+	report.Audits(doc, paperID, paper.AuditOptions(paperID, w.o), auditColumns)
 }
 
 // resnet20Params is ResNet20's parameter count (He et al.'s CIFAR ResNet,

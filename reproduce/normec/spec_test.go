@@ -44,7 +44,7 @@ func TestSpecsDecodeAndPlan(t *testing.T) {
 		}
 		for cell, ss := range seeds {
 			if len(ss) < gate.MinSeeds {
-				t.Errorf("%s: gated cell %s has %d seeds, the U test needs %d", scale, cell, len(ss), gate.MinSeeds)
+				t.Errorf("%s: gated cell %s has %d seeds, the review tier wants %d", scale, cell, len(ss), gate.MinSeeds)
 			}
 		}
 	}

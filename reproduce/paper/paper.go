@@ -12,10 +12,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
 
+	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
@@ -71,6 +75,58 @@ type Paper struct {
 	Gates []gate.Metric
 	// Describe lists the experiments of a scale.
 	Describe func(scale string) ([]Experiment, error)
+	// AuditData returns the data folder the paper's audits read (nil: the
+	// user's --data-dir).
+	AuditData func(o Options) string
+	// Components lists every method, mode, mechanism and optimizer the
+	// paper's code registers ("method:wav", "optimizer:adam", …), derived
+	// from its registries rather than typed twice; Uses names the ones a
+	// planned run exercises. The smoke scale must exercise them all (the
+	// golden gate cannot see a code path no smoke run takes), which
+	// gatetest.Coverage checks.
+	Components func() []string
+	Uses       func(r runner.Run) []string
+}
+
+// Uncovered returns the components that no run of o.Scale exercises.
+func (p *Paper) Uncovered(o Options) ([]string, error) {
+	if p.Components == nil || p.Uses == nil {
+		return nil, fmt.Errorf("paper %s declares no components", p.Name)
+	}
+	o, err := p.Normalize(o)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := p.Plan(o)
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	for _, r := range runs {
+		for _, c := range p.Uses(r) {
+			used[c] = true
+		}
+	}
+	var out []string
+	for _, c := range p.Components() {
+		if !used[c] {
+			out = append(out, c)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// AuditOptions are the options of the paper's audits in its report and in
+// its golden gate: the seed every recorded verdict uses, full trial counts,
+// and the paper's audit data. One function serves both, so the gate checks
+// exactly the numbers the report prints (and computes them once).
+func AuditOptions(name string, o Options) audit.Options {
+	ao := audit.Options{Seed: proofs.DefaultSeed, DataDir: o.DataDir}
+	if p, ok := Lookup(name); ok && p.AuditData != nil {
+		ao.DataDir = p.AuditData(o)
+	}
+	return ao
 }
 
 var (
@@ -196,9 +252,9 @@ func GoldenPath(root, paper, scale string) string {
 	return filepath.Join(root, paper, scale, "results.json")
 }
 
-// Fresh collects the gated metrics of the scale's results, running what is
+// Fresh snapshots the gated values of the scale's results, running what is
 // missing first when run is true.
-func (p *Paper) Fresh(ctx context.Context, o Options, run bool) (*gate.File, error) {
+func (p *Paper) Fresh(ctx context.Context, o Options, run bool) (*gate.Snapshot, error) {
 	o, err := p.Normalize(o)
 	if err != nil {
 		return nil, err
@@ -222,35 +278,78 @@ func (p *Paper) Fresh(ctx context.Context, o Options, run bool) (*gate.File, err
 	return gate.Collect(p.Name, o.Scale, p.Gates, results)
 }
 
-// Compare checks the scale's results against golden/<paper>/<scale>.
-func (p *Paper) Compare(ctx context.Context, o Options, goldenRoot string, run bool) ([]gate.Finding, error) {
+// Comparison is a scale's results set against a golden snapshot: the
+// exact tier's differences (what CI gates on) and the review tier's rows.
+type Comparison struct {
+	Golden, Fresh *gate.Snapshot
+	// RelTol is the exact tier's tolerance (0: bit for bit) and TolNote
+	// says why.
+	RelTol  float64
+	TolNote string
+	Diffs   []gate.Diff
+}
+
+// Review returns the review tier's rows (paired by seed).
+func (c *Comparison) Review() []gate.ReviewRow { return gate.Review(c.Golden, c.Fresh) }
+
+// ReadGolden reads the snapshot at path, or golden/<paper>/<scale>/results.json
+// when path is a directory (the golden root).
+func (p *Paper) ReadGolden(path, scale string) (*gate.Snapshot, error) {
+	file := path
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		file = GoldenPath(path, p.Name, scale)
+	}
+	g, err := gate.Read(file)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("no golden results for %s/%s at %s (record them with `make golden PAPER=%s SCALE=%s`)", p.Name, scale, file, p.Name, scale)
+		}
+		return nil, err
+	}
+	if g.Paper != p.Name || g.Scale != scale {
+		return nil, fmt.Errorf("%s holds the golden of %s/%s, not %s/%s", file, g.Paper, g.Scale, p.Name, scale)
+	}
+	return g, nil
+}
+
+// Compare checks the scale's results against the golden snapshot at
+// golden (a file, or the golden root directory).
+func (p *Paper) Compare(ctx context.Context, o Options, golden string, run bool) (*Comparison, error) {
 	o, err := p.Normalize(o)
 	if err != nil {
 		return nil, err
 	}
-	golden, err := gate.Read(GoldenPath(goldenRoot, p.Name, o.Scale))
+	g, err := p.ReadGolden(golden, o.Scale)
 	if err != nil {
-		return nil, fmt.Errorf("no golden results for %s/%s: %w (record them with `make golden PAPER=%s SCALE=%s`)", p.Name, o.Scale, err, p.Name, o.Scale)
+		return nil, err
 	}
 	fresh, err := p.Fresh(ctx, o, run)
 	if err != nil {
 		return nil, err
 	}
-	return gate.Compare(golden, fresh), nil
+	tol, note := gate.Tolerance(g)
+	return &Comparison{Golden: g, Fresh: fresh, RelTol: tol, TolNote: note, Diffs: gate.Exact(g, fresh, tol)}, nil
 }
 
-// UpdateGolden runs the scale and rewrites golden/<paper>/<scale>.
-func (p *Paper) UpdateGolden(ctx context.Context, o Options, goldenRoot string) (string, error) {
+// UpdateGolden snapshots the scale's results (running what is missing) and
+// rewrites golden/<paper>/<scale>/results.json under goldenRoot. When a
+// previous golden exists it returns the review of old against new, for the
+// reviewer of the change.
+func (p *Paper) UpdateGolden(ctx context.Context, o Options, goldenRoot string) (string, []gate.ReviewRow, error) {
 	o, err := p.Normalize(o)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	fresh, err := p.Fresh(ctx, o, true)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	path := GoldenPath(goldenRoot, p.Name, o.Scale)
-	return path, gate.Write(path, fresh)
+	var review []gate.ReviewRow
+	if old, err := gate.Read(path); err == nil {
+		review = gate.Review(old, fresh)
+	}
+	return path, review, gate.Write(path, fresh)
 }
 
 // filterExperiments keeps the runs of the named experiments; an unknown

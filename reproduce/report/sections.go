@@ -47,18 +47,23 @@ func Claims(doc *Doc, paper string, seed uint64) {
 		doc.P("No claim checks are registered.")
 		return
 	}
-	tb := &Table{Header: []string{"claim", "source", "verdict", "evidence"}}
+	tb := &Table{Header: []string{"claim", "kind", "source", "verdict", "evidence"}}
 	counts := map[proofs.Verdict]int{}
+	algebra := 0
 	for _, c := range cs {
 		r := proofs.Run(c, proofs.Config{Seed: seed})
 		counts[r.Verdict]++
-		tb.Add(c.ID, c.Source, r.Verdict, OneLine(r.Evidence, 400))
+		if c.KindOf() == proofs.Algebra {
+			algebra++
+		}
+		tb.Add(c.ID, c.KindOf(), c.Source, r.Verdict, OneLine(r.Evidence, 400))
 	}
 	var parts []string
 	for _, v := range []proofs.Verdict{proofs.Holds, proofs.HoldsWithErratum, proofs.Refuted, proofs.Inconclusive} {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 	}
-	doc.P("%d claims (seed %d): %s.", len(cs), seed, strings.Join(parts, ", "))
+	doc.P("%d claims (seed %d): %s. Kind: %d computation (the verdict comes from running this project's implementations), %d algebra (a check of the paper's own algebra or transcription, which no implementation bug can move).",
+		len(cs), seed, strings.Join(parts, ", "), len(cs)-algebra, algebra)
 	doc.Table(tb)
 }
 
@@ -72,7 +77,7 @@ func Audits(doc *Doc, paper string, opts audit.Options, columns map[string][]str
 		return
 	}
 	for _, e := range es {
-		t, err := e.Run(opts)
+		t, err := audit.Run(e, opts)
 		if err != nil {
 			doc.P("**%s**: failed: %v", e.Title, err)
 			continue

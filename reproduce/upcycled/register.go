@@ -2,6 +2,7 @@ package upcycled
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 
 	"github.com/fedrepro/fedrepro/reproduce/gate"
@@ -33,6 +34,10 @@ func init() {
 			{Name: "loss", Threshold: 0.02}, // final test loss
 		},
 		Describe: describe,
+		// The audits read the released data (their privacy figures refer to it).
+		AuditData: func(o paper.Options) string {
+			return filepath.Join(o.SharedDir, "datasets", "upcycled-synthetic")
+		},
 	})
 }
 

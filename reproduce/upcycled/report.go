@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/golden"
 	"github.com/fedrepro/fedrepro/proofs"
@@ -562,7 +561,7 @@ func (w *reportWriter) claims(doc *report.Doc) {
 
 func (w *reportWriter) audits(doc *report.Doc) {
 	doc.H(2, "Privacy audit (`fedrepro audit --paper upcycled`)")
-	report.Audits(doc, "upcycled", audit.Options{Seed: proofs.DefaultSeed, DataDir: filepath.Join(w.o.SharedDir, "datasets", "upcycled-synthetic")}, nil)
+	report.Audits(doc, "upcycled", paper.AuditOptions("upcycled", w.o), nil)
 }
 
 func (w *reportWriter) notReproduced(doc *report.Doc) {

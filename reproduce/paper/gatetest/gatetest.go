@@ -8,13 +8,14 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/fedrepro/fedrepro/internal/goldenflag"
 
+	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
@@ -44,7 +45,14 @@ func Root(t testing.TB) string {
 	}
 }
 
-// Run executes the gate for the named paper.
+// diffLimit bounds the rows of a failure table.
+const diffLimit = 40
+
+// Run executes the exact gate for the named paper: its smoke results value
+// for value against golden/<paper>/smoke/results.json, its audit tables
+// against golden/<paper>/audits.json, then writes its report from those
+// results. With -update (make golden) it re-records both goldens instead and
+// logs the review of old against new.
 func Run(t *testing.T, name string) {
 	t.Helper()
 	p, ok := paper.Lookup(name)
@@ -60,29 +68,126 @@ func Run(t *testing.T, name string) {
 	golden := filepath.Join(root, "golden")
 	ctx := context.Background()
 	if *update {
-		path, err := p.UpdateGolden(ctx, o, golden)
+		path, review, err := p.UpdateGolden(ctx, o, golden)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("wrote %s", path)
+		if review != nil {
+			t.Logf("review of the old golden against the new one (%s):\n%s", gate.ReviewCounts(review), gate.ReviewTable(review))
+		}
+		if err := updateAudits(p, o, golden); err != nil {
+			t.Fatal(err)
+		}
 		return
 	}
-	findings, err := p.Compare(ctx, o, golden, true)
+	cmp, err := p.Compare(ctx, o, golden, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	failed := gate.Failed(findings)
-	for _, f := range findings {
-		t.Log(f.String())
+	if len(cmp.Diffs) > 0 {
+		t.Errorf("%s/%s exact gate (%s): %s\n%s\nIf the change is meant to move these numbers, re-record with `make golden PAPER=%s` and review the table it prints.",
+			name, o.Scale, cmp.TolNote, gate.Summary(cmp.Diffs, cmp.Golden), gate.Table(cmp.Diffs, diffLimit), name)
+	} else {
+		t.Logf("%s/%s: %d runs, every value equal to the golden (%s)", name, o.Scale, len(cmp.Golden.Runs), cmp.TolNote)
 	}
-	if len(failed) > 0 {
-		var lines []string
-		for _, f := range failed {
-			lines = append(lines, f.String())
-		}
-		t.Fatalf("%d of %d gated cells of %s/%s moved:\n%s", len(failed), len(findings), name, o.Scale, strings.Join(lines, "\n"))
-	}
+	checkAudits(t, p, o, golden)
 	checkReport(t, ctx, p, o)
+}
+
+// Coverage fails when a component the paper registers (a method, mode,
+// mechanism or optimizer) has no run in the gated scale, or when a run uses
+// a component the paper does not declare.
+func Coverage(t *testing.T, name string) {
+	t.Helper()
+	p, ok := paper.Lookup(name)
+	if !ok {
+		t.Fatalf("paper %s is not registered", name)
+	}
+	o := paper.Options{Scale: *scale, SharedDir: filepath.Join(Root(t), "..", "shared")}
+	missing, err := p.Uncovered(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(missing) > 0 {
+		t.Errorf("%s/%s exercises no run of %d registered components: %v (add smoke cells for them)", name, o.Scale, len(missing), missing)
+	}
+	known := map[string]bool{}
+	for _, c := range p.Components() {
+		known[c] = true
+	}
+	o, _ = p.Normalize(o)
+	runs, err := p.Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		for _, c := range p.Uses(r) {
+			if !known[c] {
+				t.Fatalf("run %s uses %q, which %s does not declare among its components", r.ID(), c, name)
+			}
+		}
+	}
+}
+
+// AuditsPath is golden/<paper>/audits.json under root.
+func AuditsPath(root, name string) string { return filepath.Join(root, name, "audits.json") }
+
+// AuditValues runs every audit of a paper with the options its report uses
+// and flattens the tables (rows, verdict, notes) into named values.
+func AuditValues(p *paper.Paper, o paper.Options) (gate.Named, int, error) {
+	all := gate.Flatten("", nil)
+	es := audit.Entries(p.Name)
+	ao := paper.AuditOptions(p.Name, o)
+	for _, e := range es {
+		tab, err := audit.Run(e, ao)
+		if err != nil {
+			return all, 0, fmt.Errorf("audit %s/%s: %w", p.Name, e.ID, err)
+		}
+		rows := make([]any, len(tab.Rows))
+		for i, r := range tab.Rows {
+			rows[i] = map[string]any(r)
+		}
+		notes := make([]any, len(tab.Notes))
+		for i, n := range tab.Notes {
+			notes[i] = n
+		}
+		all.Merge(gate.Flatten(e.ID, map[string]any{"rows": rows, "verdict": tab.Verdict, "notes": notes}))
+	}
+	return all, len(es), nil
+}
+
+func updateAudits(p *paper.Paper, o paper.Options, golden string) error {
+	vals, n, err := AuditValues(p, o)
+	if err != nil || n == 0 {
+		return err
+	}
+	return gate.WriteAudits(AuditsPath(golden, p.Name), &gate.AuditSnapshot{
+		SchemaVersion: gate.SchemaVersion, Paper: p.Name, Platform: gate.Platform(), Values: vals,
+	})
+}
+
+// checkAudits compares every number and label of the paper's audit tables
+// with golden/<paper>/audits.json, under the exact tier's tolerance.
+func checkAudits(t *testing.T, p *paper.Paper, o paper.Options, golden string) {
+	t.Helper()
+	vals, n, err := AuditValues(p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		return
+	}
+	path := AuditsPath(golden, p.Name)
+	g, err := gate.ReadAudits(path)
+	if err != nil {
+		t.Fatalf("%v (record it with `make golden PAPER=%s`)", err, p.Name)
+	}
+	tol, note := gate.TolFor(g.Platform)
+	if diffs := gate.CompareNamed(g.Values, vals, tol); len(diffs) > 0 {
+		t.Errorf("%s audits (%s): %d values differ from %s:\n%s\nIf intended, re-record with `make golden PAPER=%s`.",
+			p.Name, note, len(diffs), path, gate.NamedTable(diffs, diffLimit), p.Name)
+	}
 }
 
 // checkReport writes the paper's report from the results the gate just
