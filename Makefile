@@ -17,6 +17,7 @@ build:
 
 # Run a paper's experiments (resuming) and write reports/$(PAPER)/.
 reproduce: build
+	@./$(BIN) data --fetch --brief
 	./$(BIN) reproduce --paper $(PAPER) $(SCALEFLAG)
 
 # Claim checks with verdicts and evidence.
@@ -29,6 +30,7 @@ audit: build
 
 # vet + every test, including each paper's smoke-scale golden gate.
 test:
+	@$(GO) run ./cmd/fedrepro data --fetch --brief
 	$(GO) vet ./...
 	$(GO) test ./...
 
@@ -49,16 +51,13 @@ endif
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# Fashion-MNIST from Debian (the one real image dataset of this platform).
-data:
-	@if [ -d /usr/share/datasets/fashion-mnist ]; then \
-		echo "Fashion-MNIST present in /usr/share/datasets/fashion-mnist"; \
-	elif command -v apt-get >/dev/null 2>&1; then \
-		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update && $$SUDO apt-get install -y dataset-fashion-mnist; \
-	else \
-		echo "No apt-get here: download Fashion-MNIST's four IDX files into a folder and pass it with --data-dir (see README)"; exit 1; \
-	fi
+# Check every dataset by checksum and obtain what is missing: the released
+# Upcycled-FL data from the authors' repository at the pinned commit (into
+# .cache/, which git ignores) unless ../shared has it, and Fashion-MNIST
+# from Debian's package dataset-fashion-mnist (apt-get, as root or with
+# password-less sudo). Exits 1 when something is still missing.
+data: build
+	./$(BIN) data --fetch
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

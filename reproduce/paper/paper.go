@@ -20,6 +20,7 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/proofs"
+	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
@@ -32,6 +33,7 @@ type Options struct {
 	Shards     int
 	DataDir    string // user-supplied datasets ("" = defaults)
 	SharedDir  string // the project's ../shared (released upstream data)
+	CacheDir   string // downloaded data (reproduce/datasets; default .cache)
 	ResultsDir string // default "results"
 	ReportsDir string // default "reports"
 	Force      bool
@@ -181,6 +183,9 @@ func (p *Paper) Normalize(o Options) (Options, error) {
 	}
 	if o.ReportsDir == "" {
 		o.ReportsDir = "reports"
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = datasets.DefaultCache()
 	}
 	if o.Shards < 1 {
 		o.Shard, o.Shards = 1, 1
