@@ -642,7 +642,7 @@ func (w *reportWriter) comboFigures(g *Grid) (map[string]string, error) {
 	// Fig 4.
 	betas, gammas := g.Values("fedavg", betaOf), g.Values("fedavg", gammaOf)
 	if len(betas) > 0 && len(gammas) > 0 {
-		hm := &Heatmap{Title: fmt.Sprintf("Fig 4 analogue — FedAvg best test accuracy (%%)\n%s", g.Combo), XLabel: "γ", YLabel: "β",
+		hm := &report.Heatmap{Title: fmt.Sprintf("Fig 4 analogue — FedAvg best test accuracy (%%)\n%s", g.Combo), XLabel: "γ", YLabel: "β",
 			Label: func(v float64) string { return fmt.Sprintf("%.1f", v) }}
 		for _, gm := range gammas {
 			hm.XTicks = append(hm.XTicks, num(gm))

@@ -1,7 +1,8 @@
-package normec
+package report
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,17 +12,19 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Heatmap is a labelled grid of values (Fig 4: FedAvg's best accuracy over
-// β × γ). reproduce/report draws line plots only; this is the one chart
-// type the paper needs beyond them (candidate for reproduce/report).
+// Heatmap is a labelled grid of values (e.g. NormEC's Fig 4: FedAvg's best
+// accuracy over β × γ). Every cell carries its value as text; a NaN cell
+// (a diverged or missing run) is grey and labelled "—", never coloured as
+// if it had the lowest value.
 type Heatmap struct {
 	Title, XLabel, YLabel string
 	// XTicks label the columns, YTicks the rows (bottom to top).
 	XTicks, YTicks []string
-	// Z[r][c] is the value of row r, column c; NaN cells are drawn at the
-	// bottom of the colour range and labelled "—".
+	// Z[r][c] is the value of row r, column c; NaN cells are grey, "—".
 	Z [][]float64
 	// Label formats a cell's value (default %.3g).
 	Label func(float64) string
@@ -55,22 +58,13 @@ func (h *Heatmap) Save(base string) error {
 	if hi == lo {
 		hi = lo + 1e-9
 	}
-	z := make([][]float64, len(h.Z))
-	for r, row := range h.Z {
-		z[r] = make([]float64, len(row))
-		for c, v := range row {
-			if math.IsNaN(v) {
-				v = lo
-			}
-			z[r][c] = v
-		}
-	}
 	p := plot.New()
 	p.Title.Text = h.Title
 	p.X.Label.Text = h.XLabel
 	p.Y.Label.Text = h.YLabel
-	hm := plotter.NewHeatMap(heatGrid{z}, palette.Heat(64, 1))
+	hm := plotter.NewHeatMap(heatGrid{h.Z}, palette.Heat(64, 1))
 	hm.Min, hm.Max = lo, hi
+	hm.NaN = color.Gray{Y: 200}
 	p.Add(hm)
 	format := h.Label
 	if format == nil {
@@ -110,17 +104,15 @@ func (h *Heatmap) Save(base string) error {
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return err
 	}
-	for _, ext := range []string{".svg", ".png"} {
-		tmp := base + ".tmp" + ext
-		if err := p.Save(6*vg.Inch, 4.5*vg.Inch, tmp); err != nil {
-			os.Remove(tmp)
-			return fmt.Errorf("saving %s%s: %w", base, ext, err)
-		}
-		if err := os.Rename(tmp, base+ext); err != nil {
-			return err
-		}
+	w, ht := 6*vg.Inch, 4.5*vg.Inch
+	svg := vgsvg.New(w, ht)
+	p.Draw(draw.New(svg))
+	if err := writeAtomic(base+".svg", svg); err != nil {
+		return err
 	}
-	return nil
+	img := vgimg.NewWith(vgimg.UseWH(w, ht), vgimg.UseDPI(PNGDPI))
+	p.Draw(draw.New(img))
+	return writeAtomic(base+".png", vgimg.PngCanvas{Canvas: img})
 }
 
 func lenRow(z [][]float64) int {

@@ -1,0 +1,139 @@
+package report
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+func labels(ts []plot.Tick) []string {
+	var out []string
+	for _, t := range ts {
+		if t.Label != "" {
+			out = append(out, t.Label)
+		}
+	}
+	return out
+}
+
+func TestTicks(t *testing.T) {
+	cases := []struct {
+		name     string
+		ticker   plot.Ticker
+		min, max float64
+		want     []string
+	}{
+		// FedDDPM's Fig. 7 case: a log axis spanning less than a decade
+		// once showed the single label "1e+02".
+		{"log, under a decade", LogTicks{Min: 5}, 80, 150, []string{"80", "90", "100", "110", "120", "130", "140", "150"}},
+		{"log, three decades", LogTicks{Min: 5}, 0.01, 20, []string{"0.01", "0.02", "0.05", "0.1", "0.2", "0.5", "1", "2", "5", "10", "20"}},
+		{"log, six decades", LogTicks{Min: 5}, 1e-3, 1e3, []string{"0.001", "0.01", "0.1", "1", "10", "100", "1000"}},
+		{"linear, accuracy", LinearTicks{Min: 5}, 0.4, 0.9, []string{"0.4", "0.5", "0.6", "0.7", "0.8", "0.9"}},
+		{"linear, rounds", LinearTicks{Min: 5}, 0, 24, []string{"0", "5", "10", "15", "20"}},
+		{"linear, narrow", LinearTicks{Min: 5}, 0.912, 0.918, []string{"0.912", "0.913", "0.914", "0.915", "0.916", "0.917", "0.918"}},
+	}
+	for _, c := range cases {
+		got := labels(c.ticker.Ticks(c.min, c.max))
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s [%g, %g]: labels %v, want %v", c.name, c.min, c.max, got, c.want)
+		}
+		if len(got) < MinTicks {
+			t.Errorf("%s: %d labelled ticks, want ≥ %d", c.name, len(got), MinTicks)
+		}
+	}
+}
+
+// A diverged run (NaN) is a gap with a cross and a legend note, never a
+// zero; the SVG and PNG both appear; the legend sits beside the data.
+func TestFigureKinds(t *testing.T) {
+	x := []float64{0, 1, 2, 3, 4, 5}
+	cases := []struct {
+		name string
+		fig  Figure
+		want []string // strings the SVG must hold
+		segs []int    // drawable segment lengths of the first series
+	}{
+		{"linear with band", Figure{Title: "acc", XLabel: "round", YLabel: "accuracy",
+			Series: []Series{{Name: "FedAvg", X: x, Mean: []float64{0.1, 0.5, 0.6, 0.7, 0.75, 0.8}, Std: []float64{0, .05, .05, .04, .03, .02}}}},
+			[]string{"FedAvg", "0.2", "0.4", "0.6", "round"}, []int{6}},
+		{"log, under a decade", Figure{Title: "FD", LogY: true,
+			Series: []Series{{Name: "FedDDPM", X: x, Mean: []float64{150, 130, 110, 100, 90, 85}}}},
+			[]string{"FedDDPM", "90", "100", "120", "140"}, []int{6}},
+		{"diverged run", Figure{Title: "loss", LogY: true,
+			Series: []Series{{Name: "Scaffold", X: x, Mean: []float64{2, 1.5, math.NaN(), math.Inf(1), 3, 2.5}},
+				{Name: "FedAvg", X: x, Mean: []float64{2, 1.5, 1.2, 1, 0.9, 0.8}}}},
+			[]string{"Scaffold (× diverged at 2)", "FedAvg"}, []int{2, 2}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []int
+			for _, s := range finiteSegments(c.fig.Series[0], c.fig.LogY) {
+				got = append(got, len(s))
+			}
+			if !reflect.DeepEqual(got, c.segs) {
+				t.Errorf("segments %v, want %v", got, c.segs)
+			}
+			base := filepath.Join(t.TempDir(), "fig")
+			if err := c.fig.Save(base); err != nil {
+				t.Fatal(err)
+			}
+			svg, err := os.ReadFile(base + ".svg")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(string(svg), w) {
+					t.Errorf("SVG lacks %q", w)
+				}
+			}
+			if st, err := os.Stat(base + ".png"); err != nil || st.Size() == 0 {
+				t.Errorf("PNG missing: %v", err)
+			}
+			p, leg, err := c.fig.build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			inside, beside := p.Legend.Rectangle(draw.Canvas{}), leg.Rectangle(draw.Canvas{})
+			if inside.Max.Y-inside.Min.Y != 0 || beside.Max.Y-beside.Min.Y <= 0 {
+				t.Errorf("legend heights: %v inside the plot, %v beside it; want 0 and > 0", inside.Max.Y-inside.Min.Y, beside.Max.Y-beside.Min.Y)
+			}
+		})
+	}
+	// The divergence marker sits at the last finite value before the gap.
+	d := divergedAt(Series{X: x, Mean: []float64{2, 1.5, math.NaN(), math.NaN(), 3, math.NaN()}}, false)
+	if want := []xy{{2, 1.5}, {5, 3}}; !reflect.DeepEqual(d, want) {
+		t.Errorf("divergedAt = %v, want %v", d, want)
+	}
+}
+
+// A heatmap labels every cell and every row and column; a NaN cell is
+// grey and labelled "—".
+func TestHeatmap(t *testing.T) {
+	h := &Heatmap{Title: "best acc", XLabel: "γ", YLabel: "β", XTicks: []string{"0.01", "0.1", "1"}, YTicks: []string{"0.1", "1"},
+		Z: [][]float64{{0.61, 0.72, math.NaN()}, {0.55, 0.8, 0.4}}}
+	base := filepath.Join(t.TempDir(), "hm")
+	if err := h.Save(base); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(base + ".svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"0.61", "0.72", "0.8", "—", "0.01", "γ", "β", "fill:#C8C8C8"} {
+		if !strings.Contains(string(svg), w) {
+			t.Errorf("heatmap SVG lacks %q", w)
+		}
+	}
+	if _, err := os.Stat(base + ".png"); err != nil {
+		t.Error(err)
+	}
+	if err := (&Heatmap{Z: [][]float64{{1}}, XTicks: []string{"a", "b"}, YTicks: []string{"c"}}).Save(base); err == nil {
+		t.Error("a heatmap with more ticks than columns was accepted")
+	}
+}
