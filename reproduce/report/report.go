@@ -13,6 +13,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 	"github.com/olekukonko/tablewriter"
@@ -126,7 +127,9 @@ type Summary struct {
 	Scale string `json:"scale"`
 	// Notes explain conventions (std is the sample std over seeds, …).
 	Notes []string `json:"notes,omitempty"`
-	Cells []Cell   `json:"cells"`
+	// Headline feeds the cross-paper index (reports/README.md).
+	Headline *Headline `json:"headline,omitempty"`
+	Cells    []Cell    `json:"cells"`
 }
 
 // SortCells orders cells by the given keys (then by all keys), so output
@@ -207,12 +210,61 @@ func WriteSummary(path string, s *Summary) error {
 	return runner.WriteFileAtomic(path, b)
 }
 
-// Doc accumulates a markdown document.
-type Doc struct{ b strings.Builder }
+// Doc accumulates a markdown report. It renders in a fixed order, so every
+// report opens alike whatever order its writer fills it in: the title (H1),
+// the meta lines (provenance), "Findings at a glance" (Findings), a table of
+// contents of the level-2 sections, then the body. Body text written before
+// the first level-2 heading becomes the section "About this report".
+type Doc struct {
+	b        strings.Builder
+	title    string
+	meta     []string
+	findings []string
+	sections []string // level-2 headings in order
+}
 
-// H adds a heading of the given level.
+// H adds a heading of the given level; level 1 sets the document's title.
 func (d *Doc) H(level int, format string, a ...any) {
-	fmt.Fprintf(&d.b, "%s %s\n\n", strings.Repeat("#", level), fmt.Sprintf(format, a...))
+	text := fmt.Sprintf(format, a...)
+	if level == 1 {
+		d.title = text
+		return
+	}
+	if level == 2 {
+		if len(d.sections) == 0 && strings.TrimSpace(d.b.String()) != "" {
+			// Text before the first section gets a section of its own.
+			body := d.b.String()
+			d.b.Reset()
+			d.sections = append(d.sections, aboutSection)
+			fmt.Fprintf(&d.b, "## %s\n\n%s", aboutSection, body)
+		}
+		d.sections = append(d.sections, text)
+	}
+	fmt.Fprintf(&d.b, "%s %s\n\n", strings.Repeat("#", level), text)
+}
+
+const aboutSection = "About this report"
+
+// Meta adds a line under the title (provenance: code version, data, spec).
+func (d *Doc) Meta(format string, a ...any) { d.meta = append(d.meta, fmt.Sprintf(format, a...)) }
+
+// Findings sets the "Findings at a glance" items: sentences computed from
+// the results, the first thing a reader sees.
+func (d *Doc) Findings(items ...string) { d.findings = append(d.findings, items...) }
+
+// Anchor is GitHub's anchor for a heading: lower case, letters, digits,
+// '-' and '_' kept, spaces turned into '-', everything else dropped.
+func Anchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
 }
 
 // P adds a paragraph.
@@ -235,8 +287,46 @@ func (d *Doc) Image(alt, path string) { fmt.Fprintf(&d.b, "![%s](%s)\n\n", alt, 
 // Raw appends text verbatim.
 func (d *Doc) Raw(s string) { d.b.WriteString(s) }
 
-// String returns the document.
-func (d *Doc) String() string { return d.b.String() }
+// String renders the document: title, meta, findings, contents, body.
+func (d *Doc) String() string {
+	if d.title == "" && len(d.findings) == 0 && len(d.meta) == 0 {
+		return d.b.String()
+	}
+	var out strings.Builder
+	if d.title != "" {
+		fmt.Fprintf(&out, "# %s\n\n", d.title)
+	}
+	for _, m := range d.meta {
+		fmt.Fprintf(&out, "%s  \n", m)
+	}
+	if len(d.meta) > 0 {
+		out.WriteString("\n")
+	}
+	if len(d.findings) > 0 {
+		out.WriteString("## Findings at a glance\n\n")
+		for _, f := range d.findings {
+			fmt.Fprintf(&out, "- %s\n", f)
+		}
+		out.WriteString("\n")
+	}
+	if len(d.sections) > 1 {
+		out.WriteString("## Contents\n\n")
+		seen := map[string]int{}
+		for _, s := range d.sections {
+			a := Anchor(s)
+			if n := seen[a]; n > 0 {
+				seen[a]++
+				a = fmt.Sprintf("%s-%d", a, n)
+			} else {
+				seen[a] = 1
+			}
+			fmt.Fprintf(&out, "- [%s](#%s)\n", strings.ReplaceAll(s, "`", ""), a)
+		}
+		out.WriteString("\n")
+	}
+	out.WriteString(d.b.String())
+	return out.String()
+}
 
 // Write stores the document atomically.
 func (d *Doc) Write(path string) error { return runner.WriteFileAtomic(path, []byte(d.String())) }

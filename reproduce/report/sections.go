@@ -38,14 +38,16 @@ func FormatValue(v any) string {
 	}
 }
 
-// Claims runs every registered claim of a paper with the given seed and
-// adds a table (claim, source, verdict, evidence) and a count of verdicts
-// to doc. Verdicts come from the checks; nothing is typed in here.
-func Claims(doc *Doc, paper string, seed uint64) {
+// Claims runs every registered claim of a paper with the given seed, adds
+// a table (claim, kind, source, verdict, evidence) and a count of verdicts
+// to doc, and returns the count per verdict (for the headline). Verdicts
+// come from the checks; nothing is typed in here.
+func Claims(doc *Doc, paper string, seed uint64) map[string]int {
 	cs := proofs.Claims(paper)
+	out := map[string]int{}
 	if len(cs) == 0 {
 		doc.P("No claim checks are registered.")
-		return
+		return out
 	}
 	tb := &Table{Header: []string{"claim", "kind", "source", "verdict", "evidence"}}
 	counts := map[proofs.Verdict]int{}
@@ -65,6 +67,10 @@ func Claims(doc *Doc, paper string, seed uint64) {
 	doc.P("%d claims (seed %d): %s. Kind: %d computation (the verdict comes from running this project's implementations), %d algebra (a check of the paper's own algebra or transcription, which no implementation bug can move).",
 		len(cs), seed, strings.Join(parts, ", "), len(cs)-algebra, algebra)
 	doc.Table(tb)
+	for v, n := range counts {
+		out[string(v)] = n
+	}
+	return out
 }
 
 // Audits runs every registered audit of a paper and adds each table (title,
