@@ -77,7 +77,7 @@ func TestAuditRegistered(t *testing.T) {
 	if !got.Quick || got.Seed != 7 {
 		t.Errorf("options not passed through: %+v", got)
 	}
-	for _, want := range []string{"## cli-test — CLI rendering test", "| name", "epsilon", "1.23457", "∞", "- assumptions stated here", "verdict: consistent"} {
+	for _, want := range []string{"## cli-test — CLI rendering test", "name  epsilon", "-----", "1.23457", "∞", "- assumptions stated here", "verdict: consistent"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

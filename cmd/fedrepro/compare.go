@@ -9,7 +9,22 @@ import (
 )
 
 func init() {
-	register(command{Name: "compare", Summary: "compare a scale's results with a golden: the exact gate (exit 1 when any value moved) and the paired review table", Run: cmdCompare})
+	register(command{
+		Name:    "compare",
+		Summary: "compare a scale's results with a golden: the exact gate (exit 1 when any value moved) and the paired review table",
+		Description: "Compares the results of a scale (running what is missing, unless --no-run) with a golden snapshot, in two tiers. " +
+			"The exact tier is what CI gates on: every final metric, curve checkpoint, counter and extra value of every run must equal the golden's, " +
+			"bit for bit on the platform the golden was recorded on (relative 1e-9 elsewhere); any difference prints one table and exits 1. " +
+			"The review tier is for a change meant to move numbers: for every cell and headline metric, the golden and fresh means over seeds, Δ, " +
+			"the paired per-seed differences, a paired t-test p-value, the smallest shift the seeds could detect, and a verdict " +
+			"(unchanged, within noise, shifted), the most severe first. --update re-records the golden and prints the review of old against new. " +
+			"Without --scale, compare uses the smoke scale (what CI gates).",
+		Examples: []string{
+			"fedrepro compare --paper haar --scale smoke",
+			"git show HEAD~1:golden/upcycled/default/results.json > /tmp/old.json && fedrepro compare --paper upcycled --scale default --no-run --golden /tmp/old.json",
+		},
+		Run: cmdCompare,
+	})
 }
 
 func cmdCompare(args []string, stdout, stderr io.Writer) error {

@@ -11,7 +11,18 @@ import (
 )
 
 func init() {
-	register(command{Name: "data", Summary: "check (by checksum) and obtain the datasets the reproductions need", Run: cmdData})
+	register(command{
+		Name:    "data",
+		Summary: "check (by checksum) and obtain the datasets the reproductions need",
+		Description: "Checks every dataset the reproductions need by its SHA-256 pins, not by a folder's existence: the released Upcycled-FL " +
+			"synthetic data (in the shared folder, or in the cache) and Fashion-MNIST (Debian's dataset-fashion-mnist). With --fetch it obtains " +
+			"what is missing: the Upcycled-FL data from the authors' repository at the pinned commit (one tarball, every file verified, installed " +
+			"atomically into the cache, which git ignores; FEDREPRO_UPCYCLED_URL points at a mirror) and Fashion-MNIST with apt-get when this " +
+			"process is root or has password-less sudo. Exits 1 when a dataset is still missing or damaged (with --brief only under CI=true: " +
+			"`make test` then lets the tests that need it skip with one line).",
+		Examples: []string{"fedrepro data", "fedrepro data --fetch"},
+		Run:      cmdData,
+	})
 }
 
 // dataEntries checks every dataset the project knows how to obtain.

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/fedrepro/fedrepro/internal/texttable"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/proofs"
@@ -10,7 +13,14 @@ import (
 )
 
 func init() {
-	register(command{Name: "list", Summary: "list papers, their scales and experiments, claims and audits", Run: cmdList})
+	register(command{
+		Name:    "list",
+		Summary: "list papers, their scales and experiments, claims and audits",
+		Description: "Lists every paper fedrepro reproduces: its scales (smoke is what CI gates, default is `make reproduce`, paper is the " +
+			"paper's own setting), each scale's experiments with their run counts, and the number of claim checks and audits.",
+		Examples: []string{"fedrepro list", "fedrepro list --json"},
+		Run:      cmdList,
+	})
 }
 
 func cmdList(args []string, stdout, stderr io.Writer) error {
@@ -60,19 +70,25 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	if *jsonOut {
 		return writeJSON(stdout, out)
 	}
-	for _, e := range out {
+	for i, e := range out {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
 		title := e.Title
 		if title == "" {
 			title = "(no reproduction registered yet)"
 		}
 		fmt.Fprintf(stdout, "%s — %s\n", e.Paper, title)
 		if len(e.Scales) > 0 {
-			fmt.Fprintf(stdout, "  scales: %v (default %s)\n", e.Scales, e.DefaultScale)
+			fmt.Fprintf(stdout, "scales: %s (default %s); claims: %d; audits: %d\n", strings.Join(e.Scales, ", "), e.DefaultScale, len(e.Claims), len(e.Audits))
 		}
+		t := texttable.Table{Header: []string{"scale", "experiment", "runs", "description"}, Align: "llrl"}
 		for _, x := range e.Experiments {
-			fmt.Fprintf(stdout, "  %-38s %5d runs  %s\n", "["+x.Scale+"] "+x.Name, x.Runs, x.Description)
+			t.Add(x.Scale, x.Name, fmt.Sprint(x.Runs), x.Description)
 		}
-		fmt.Fprintf(stdout, "  claims: %d   audits: %d\n", len(e.Claims), len(e.Audits))
+		if len(t.Rows) > 0 {
+			fmt.Fprint(stdout, t.String())
+		}
 	}
 	return nil
 }

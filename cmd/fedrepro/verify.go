@@ -6,18 +6,28 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fedrepro/fedrepro/internal/texttable"
 	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/proofs/prooftest"
 	"github.com/fedrepro/fedrepro/reproduce/report"
 )
 
 func init() {
-	register(command{Name: "verify", Summary: "run a paper's claim checks and print verdicts with evidence", Run: cmdVerify})
+	register(command{
+		Name:    "verify",
+		Summary: "run a paper's claim checks and print verdicts with evidence",
+		Description: "Runs every executable check of a paper's claims (lemmas, theorems, formulas, errata) and prints each verdict — holds, " +
+			"holds-with-erratum, refuted or inconclusive — with its kind (computation: decided by running this project's implementations; " +
+			"algebra: a check of the paper's own algebra), the evidence and the verdict recorded in golden/<paper>/claims.yaml. " +
+			"--strict exits 1 when a verdict differs from the recorded one.",
+		Examples: []string{"fedrepro verify --paper normec", "fedrepro verify --paper fedddpm --json --quick"},
+		Run:      cmdVerify,
+	})
 }
 
 func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("verify", stderr)
-	name := fs.String("paper", "", "paper: "+fmt.Sprint(knownPapers))
+	name := fs.String("paper", "", required+"paper: "+fmt.Sprint(knownPapers))
 	jsonOut := fs.Bool("json", false, "print JSON: {paper, claims: [{id, source, statement, kind, verdict, expected, evidence, values}]}")
 	quick := fs.Bool("quick", false, "reduced sample sizes (same verdicts, less evidence)")
 	seed := fs.Uint64("seed", prooftest.Seed, "seed of the checks' random streams")
@@ -63,7 +73,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	} else if len(rows) == 0 {
 		fmt.Fprintf(stdout, "%s: no claims yet\n", *name)
 	} else {
-		t := &report.Table{Header: []string{"claim", "kind", "source", "verdict", "recorded"}}
+		t := &texttable.Table{Header: []string{"claim", "kind", "source", "verdict", "recorded"}}
 		counts := map[proofs.Verdict]int{}
 		for _, r := range rows {
 			rec := string(r.Expected)
@@ -72,10 +82,10 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 			} else if r.Expected != r.Verdict {
 				rec += " (CHANGED)"
 			}
-			t.Add(r.ID, r.Kind, r.Source, r.Verdict, rec)
+			t.Add(r.ID, string(r.Kind), r.Source, string(r.Verdict), rec)
 			counts[r.Verdict]++
 		}
-		fmt.Fprint(stdout, t.Markdown())
+		fmt.Fprint(stdout, t.String())
 		fmt.Fprintf(stdout, "\n%d claims: %d holds, %d holds with erratum, %d refuted, %d inconclusive\n\n",
 			len(rows), counts[proofs.Holds], counts[proofs.HoldsWithErratum], counts[proofs.Refuted], counts[proofs.Inconclusive])
 		for _, r := range rows {
