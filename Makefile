@@ -12,8 +12,15 @@ SCALEFLAG := $(if $(SCALE),--scale $(SCALE),)
 
 all: build
 
+# The commit is stamped as a fallback for builds without VCS information
+# (fedrepro version; every result and report records it).
+BI      := github.com/fedrepro/fedrepro/internal/buildinfo
+COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
+DIRTY   := $(shell [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ] && echo true || echo false)
+LDFLAGS := -X $(BI).commit=$(COMMIT) -X $(BI).dirty=$(DIRTY)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/fedrepro
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/fedrepro
 
 # Run a paper's experiments (resuming) and write reports/$(PAPER)/.
 reproduce: build
