@@ -46,7 +46,11 @@ func init() {
 	register("erratum23-cor1-gamma-conditions", "Corollaries 1, 3, 6 (spec §6 item 23)",
 		"Corollary 1's hypotheses — γ = 1/(2L) (Theorem 1), γ < Δ^inf(α+R)/(√(2L)β̂R) with β̂ = √(3F/γ)(M/B₂)^{1/4}, α = R, β/(α+R) < 1 — can be met together (Cor. 3 states the γ condition as γ < 2(Δ^inf)²/(3LF√(M/B₂))).",
 		checkErratum23)
-	register("erratum24-delta-i-inf", "Theorem 2, Corollaries 5–6 (spec §6 item 24)",
+	// Algebra: a hand-built counterexample (components ½‖x − c‖² + k_i,
+	// k = (10, 0), so f^inf = 5 and the printed Δ_1^inf = −5); the
+	// quadratic helpers only evaluate it, and no plausible bug in them moves
+	// f^inf past 10.
+	registerAlgebra("erratum24-delta-i-inf", "Theorem 2, Corollaries 5–6 (spec §6 item 24)",
 		"Under Assumption 1, Δ_i^inf = f^inf − (1/N)Σ_j f_{i,j}^inf > 0 for every client i (Theorem 2's hypothesis), and the extra term vanishes when all f_{i,j} share client i's infimum f_i^inf.",
 		checkErratum24)
 	register("erratum25-index-typos", "Lemma 7.1, Lemma 9.1, Lemma 7.5 proof, eq. (3) (spec §6 item 25)",
