@@ -3,7 +3,9 @@
 // Every theoretical statement of a paper (a lemma, a theorem, a formula, an
 // erratum found while reading) becomes a Claim whose Check runs a
 // computation — a gopter property, a Monte-Carlo experiment, an exact
-// enumeration — and returns a Verdict computed from what it found. The
+// enumeration — and returns a Verdict computed from what it found. Its
+// Kind says what that verdict rests on: the project's implementations
+// (Computation) or only the paper's own formulas and numbers (Algebra). The
 // sub-packages proofs/<paper> register their claims in init; tests compare
 // each verdict with the expectation recorded in golden/<paper>/claims.yaml,
 // so a test fails when a verdict changes, not when a paper is wrong.
@@ -67,14 +69,21 @@ type Kind string
 
 const (
 	// Computation: the verdict follows from running the project's
-	// implementations (a simulation, an exact enumeration, an accountant),
-	// so a bug in algorithms/ can move it. The default.
+	// implementations — the algorithm or a simulation of it, an exact
+	// enumeration of its behaviour, an accountant, the transform, the
+	// released data — and deciding from what was measured, with a reachable
+	// branch to another verdict, so a bug in algorithms/ can move it. The
+	// default.
 	Computation Kind = "computation"
 	// Algebra: the check re-derives or transcribes the paper's own algebra
-	// with numbers of its own; the verdict depends on the paper's formulas
-	// and constants, not on the project's implementations, so no bug in
-	// algorithms/ can move it. Reports and `fedrepro verify` show the kind
-	// so that nobody mistakes such a check for an experiment.
+	// or published numbers, evaluating its formulas at numbers of its own
+	// (by hand-built instances, enumeration, gopter or a Monte Carlo of the
+	// paper's own expressions); the verdict rests on the paper's formulas
+	// and constants, not on the project's implementations (helpers it calls
+	// for arithmetic are incidental: no plausible bug in them moves it).
+	// Reports and `fedrepro verify` show the kind so that nobody mistakes
+	// such a check for an experiment; each registration says why it is
+	// algebra.
 	Algebra Kind = "algebra"
 )
 

@@ -56,25 +56,37 @@ var paperConfigs = []struct{ T, K, N, n int }{
 func configKey(T, K, N, n int) string { return fmt.Sprintf("T=%d,K=%d,N=%d,n=%d", T, K, N, n) }
 
 func init() {
-	register("eq26-sampling-identity", "Eq. (26), proof of Lemma 1",
+	// Algebra: a combinatorial identity checked by enumerating every subset
+	// in the check itself; the project's sampler is not involved.
+	registerAlgebra("eq26-sampling-identity", "Eq. (26), proof of Lemma 1",
 		"For n clients Z_t sampled uniformly without replacement from N: E‖Σ_{i∈Z_t} x_i‖² = [n/N − n(n−1)/(N(N−1))]·Σ_i‖x_i‖² + n(n−1)/(N(N−1))·‖Σ_i x_i‖².",
 		checkEq26)
-	register("drift-power-bound", "(23), proof of Lemma 1",
+	// Algebra: the inequality (1 + 1/(K−1))^K ≤ 4 evaluated at K = 2..10⁴.
+	registerAlgebra("drift-power-bound", "(23), proof of Lemma 1",
 		"(1 + 1/(K−1))^K ≤ 4 for every integer K > 1 (used to bound the local drift).",
 		checkDriftPower)
-	register("lemma1-constant", "Lemma 1 conditions with Theorem 1's ζ_t",
+	// Algebra: Lemma 1's conditions (theory.go) evaluated at the theorem's
+	// step size in the paper's settings.
+	registerAlgebra("lemma1-constant", "Lemma 1 conditions with Theorem 1's ζ_t",
 		"With ζ_t = 1/(2LK√T), the conditions ½ − 9K²ζ²L² − ζL(N−n)/(2n(N−1))(54K³ζ²L² + 3K) > C ≥ 0 and ζKL ≤ n(N−1)/(N(n−1)) (and step (e), 1/(2K−1) + 6Kζ²L² ≤ 1/(K−1)) are satisfiable with C > 0 in the paper's settings.",
 		checkLemma1Constant)
-	register("lemma2-condition", "Proof of Lemma 2",
+	// Algebra: the condition with η = 1/(LE√T) substituted, and the root of
+	// the resulting function of T.
+	registerAlgebra("lemma2-condition", "Proof of Lemma 2",
 		"η/2 − L²η³E²/4 − Lη²E/2 ≥ 0 follows from η = 1/(LE√T) and holds due to T ≥ (2+√3)/2.",
 		checkLemma2Condition)
-	register("theorem1-algebra", "Theorem 1, (19) ⇒ (15)",
+	// Algebra: (19) summed term by term and (15), both transcribed in
+	// theory.go, compared at random constants.
+	registerAlgebra("theorem1-algebra", "Theorem 1, (19) ⇒ (15)",
 		"Substituting η_t = 1/(LE√T) and ζ_t = 1/(2LK√T) into the telescoped inequality (19) and dividing by T·Kζ_tC yields the bound (15).",
 		checkTheorem1Algebra)
-	register("finding-c-positive", "Lemma 1 statement vs Theorem 1",
+	// Algebra: (15) evaluated at C = 0 and at C_max in the paper's settings.
+	registerAlgebra("finding-c-positive", "Lemma 1 statement vs Theorem 1",
 		"Lemma 1 requires '… > C ≥ 0'; Theorem 1 divides by C, so C = 0 must be excluded (the proof itself says 'a constant C > 0').",
 		checkCPositive)
-	register("finding-bound-not-better-than-fedavg", "Theorem 1, Remark 2, §VI-E (Fig. 8)",
+	// Algebra: compares the bound (15) with the one Lemma 1 alone gives
+	// FedAvg (both transcribed in theory.go); no run of either algorithm.
+	registerAlgebra("finding-bound-not-better-than-fedavg", "Theorem 1, Remark 2, §VI-E (Fig. 8)",
 		"The convergence analysis supports an advantage of FedDDPM's server-side correction over FedAvg ('faster initial loss reduction, consistent with our theoretical analysis').",
 		checkBoundVsFedAvg)
 }

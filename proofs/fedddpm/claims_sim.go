@@ -75,10 +75,15 @@ func runReps(q *qfed, c simCfg, reps int, cfg proofs.Config, claim string, label
 // from w0 and returns the measured stationarity and the bound (15) with
 // σ_g² taken as the largest heterogeneity seen on the trajectories.
 func theoremRun(q *qfed, T, reps int, w0 []float64, tilt []float64, cfg proofs.Config, claim string, labels ...any) (repStats, params, float64) {
-	c := simCfg{T: T, K: simK, E: simE, n: simN, zeta: zetaThm(q.L, simK, T), eta: etaThm(q.L, simE, T), server: true, auxTilt: tilt, w0: w0}
+	return theoremRunK(q, T, simK, reps, w0, tilt, cfg, claim, labels...)
+}
+
+// theoremRunK is theoremRun with K local steps per round.
+func theoremRunK(q *qfed, T, K, reps int, w0 []float64, tilt []float64, cfg proofs.Config, claim string, labels ...any) (repStats, params, float64) {
+	c := simCfg{T: T, K: K, E: simE, n: simN, zeta: zetaThm(q.L, K, T), eta: etaThm(q.L, simE, T), server: true, auxTilt: tilt, w0: w0}
 	st := runReps(q, c, reps, cfg, claim, append(labels, "T", T)...)
-	p := params{T: T, K: simK, E: simE, N: q.N, n: simN, L: q.L, SL2: float64(q.d) * q.Noise * q.Noise, SG2: st.maxSG2, Gap: q.f(w0) - q.fstar}
-	C := lemma1Cmax(c.zeta, q.L, simK, q.N, simN)
+	p := params{T: T, K: K, E: simE, N: q.N, n: simN, L: q.L, SL2: float64(q.d) * q.Noise * q.Noise, SG2: st.maxSG2, Gap: q.f(w0) - q.fstar}
+	C := lemma1Cmax(c.zeta, q.L, K, q.N, simN)
 	return st, p, C
 }
 

@@ -19,7 +19,12 @@ func init() {
 	register("eq3-per-layer-sensitivity", "§2.1 (per-layer clipping)",
 		"With per-layer clipping ‖g(j)‖ ≤ C_j for layers j = 1..p, the sensitivity is S_f = sqrt(Σ_j C_j).",
 		checkPerLayerSensitivity)
-	register("eq5-aggregate-sensitivity", "§2.1, eqs. (4)–(5)",
+	// Algebra: evaluates eq. (4)'s weighted sum by hand at the paper's
+	// client sizes; the verdict is the ratio of the distance one client
+	// moves the sum, d_k·C/(q_c d), to the printed C/(q_c d): d_k = 600,
+	// fixed by the paper's numbers (the vector helpers it calls cannot
+	// plausibly bring that below 1).
+	registerAlgebra("eq5-aggregate-sensitivity", "§2.1, eqs. (4)–(5)",
 		"With ‖w^k_{t+1}‖ ≤ C, the weighted aggregate Σ_k (d_k/(q_c d))·w^k_{t+1} has sensitivity S_f ≤ C/(q_c d).",
 		checkAggregateSensitivity)
 	register("sec4-3-level-sensitivity", "§4.3 (per-level clipping and weights)",

@@ -17,13 +17,17 @@ import (
 )
 
 func init() {
-	register("theorem3-coefficients", "Theorem 3, eqs. (14)–(16)",
+	// Algebra: a gopter property of the printed coefficient functions
+	// (14)–(16), transcribed in t3; no project implementation is run.
+	registerAlgebra("theorem3-coefficients", "Theorem 3, eqs. (14)–(16)",
 		"Δ_t = 1 − μη_t ∈ [0,1) for 0 < μη_t ≤ 1; c_t and B_t are non-negative and grow with η_t; at t = t_c+1 the drift sums are empty, so c_t = Mη_t²B_2²/(2K) and the B_t term vanishes.",
 		checkTheorem3Coefficients)
 	register("theorem3-recursion", "Theorem 3, eq. (13), with (14)–(16); Assumptions 1–3",
 		"Under bounded dissimilarity (B_1, B_2), M-smoothness and μ-PL, DP-FedAvg-WAV (and, with K = 1, DP-SGD-WAV) satisfies E[L(θ_{t+1})] − L* ≤ Δ_t·E[L(θ_t) − L*] + c_t + (η_t/2)[−1 + λMη_t(B_1+K)/K]·‖Σ_k p_k∇L̂_k‖² + B_t·Σ_{j=t_c+1}^{t−1} η_j²‖Σ_k p_k∇L̂_k‖², with ∇L̂_k the noisy local gradient (noise variance ((2+log2 m)/2)σ_Haar²).",
 		checkTheorem3Recursion)
-	register("theorem3-constants", "Theorem 3 proof, eqs. (28)–(29), (36), (44)–(48)",
+	// Algebra: compares the printed constants (15)–(16) with the appendix's
+	// steps (29), (36), (44)–(45), all transcribed here, at random numbers.
+	registerAlgebra("theorem3-constants", "Theorem 3 proof, eqs. (28)–(29), (36), (44)–(48)",
 		"The constants of (14)–(16) follow from the appendix: (45) combines (29)×η_t²M/2, (36) and (44) into c_t and B_t.",
 		checkTheorem3Constants)
 }

@@ -22,7 +22,10 @@ func init() {
 	register("lemma1-ef-step", "Lemma 1, App. B (spec §4.2, §6 item 20)",
 		"If ‖P_i(x^k) − v_i^k‖ ≤ C, ‖x^{k+1} − x^k‖ ≤ η, β/(α+C) < 1 and η ≤ γβC/((1+ρ)(α+C)) for a ρ-Lipschitz T_i, then ‖P_i(x^{k+1}) − v_i^{k+1}‖ ≤ C and ‖P_i(x^k) − v_i^{k+1}‖ ≤ C; the proof bounds |1 − β/(α+t)|·t by (1 − β/(α+C))·C for t ∈ [0, C].",
 		checkLemma1Step)
-	register("lemma2-random-walk", "Lemma 2, App. B (spec §4.3)",
+	// Algebra: a Monte Carlo of the lemma's own random walk (Gaussian and
+	// Rademacher increments written in the check); Algorithm 1 is not run
+	// (its memory gap is lemma3-memory-gap's).
+	registerAlgebra("lemma2-random-walk", "Lemma 2, App. B (spec §4.3)",
 		"For e^{k+1} = e^k + β·(1/M)Σ_i z_i^k with independent zero-mean z_i^k, E‖z_i^k‖² ≤ σ²: E‖e^{k+1}‖ ≤ E‖e^0‖ + √(β²(K+1)σ²/M) for 0 ≤ k ≤ K.",
 		checkLemma2)
 	register("lemma3-memory-gap", "Lemma 3, App. B (spec §4.4)",
@@ -40,7 +43,9 @@ func init() {
 	register("lemma4-normalized-descent", "Lemma 4, App. B (spec §4.5)",
 		"For L-smooth f and x⁺ = x − γG/‖G‖: f(x⁺) ≤ f(x) − γ‖∇f(x)‖ + 2γ‖∇f(x) − G‖ + Lγ²/2.",
 		checkLemma4)
-	register("lemma5-recurrence", "Lemma 5, App. B (spec §4.6)",
+	// Algebra: random sequences that satisfy the lemma's recurrence,
+	// generated in the check; no project implementation is involved.
+	registerAlgebra("lemma5-recurrence", "Lemma 5, App. B (spec §4.6)",
 		"If V^{k+1} ≤ (1+b₁γ²)V^k − b₂γW^k + b₃γ with V, W ≥ 0, then min_{k≤K} W^k ≤ exp(b₁γ²(K+1))/(K+1)·V^0/(b₂γ) + b₃/b₂.",
 		checkLemma5)
 	register("lemma6-local-grad-sum", "Lemma 6, App. C.1 (spec §4.7)",

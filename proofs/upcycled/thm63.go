@@ -13,7 +13,9 @@ import (
 )
 
 func init() {
-	register("thm6.3-log-inequality", "App. E, proof of Thm 6.3, after Eq. (19)",
+	// Algebra: an inequality of elementary functions, checked on a grid and
+	// analytically.
+	registerAlgebra("thm6.3-log-inequality", "App. E, proof of Thm 6.3, after Eq. (19)",
 		"−ln(1−x) < 1.4x for all x ∈ [0, 0.5].",
 		checkLogInequality)
 	register("thm6.3-assumptions-released-data", "Thm 6.3 assumptions; Fig. 4 (ε̄ 7.36/7.25); spec §7 item 13",
