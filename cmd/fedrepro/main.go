@@ -146,7 +146,7 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		printHelp(stderr)
+		fmt.Fprintln(stderr, "usage: fedrepro <command> [flags] (see fedrepro --help for the commands)")
 		return 2
 	}
 	switch args[0] {

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// badCase is one bad command line: what it must exit with, a word its one
+// stderr line must contain, and which files of its sandbox it may change.
+type badCase struct {
+	name string
+	// args may use {dir}, the case's sandbox directory.
+	args []string
+	// setup writes files into the sandbox before the call.
+	setup func(t *testing.T, dir string)
+	code  int
+	want  string
+	// mayWrite lists sandbox paths (relative) the call may create or change.
+	mayWrite []string
+}
+
+// snapshot hashes every file under dir.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		h := sha256.Sum256(b)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = hex.EncodeToString(h[:])
+		return nil
+	})
+	return out
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runBadInputs runs every case in its own sandbox and checks the contract
+// of bad input: the exit code, exactly one line on stderr naming the
+// problem, no stack trace, and no file created or changed outside mayWrite.
+func runBadInputs(t *testing.T, cases []badCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if c.setup != nil {
+				c.setup(t, dir)
+			}
+			before := snapshot(t, dir)
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = strings.ReplaceAll(a, "{dir}", dir)
+			}
+			code, _, errs := call(args...)
+			lines := strings.Split(strings.TrimRight(errs, "\n"), "\n")
+			switch {
+			case code != c.code:
+				t.Errorf("exit %d, want %d; stderr %q", code, c.code, errs)
+			case len(lines) != 1 || lines[0] == "":
+				t.Errorf("stderr has %d lines, want exactly one:\n%s", len(lines), errs)
+			case !strings.Contains(errs, c.want):
+				t.Errorf("stderr %q does not contain %q", errs, c.want)
+			}
+			if strings.Contains(errs, "goroutine ") || strings.Contains(errs, "panic:") {
+				t.Errorf("stack trace on stderr:\n%s", errs)
+			}
+			after := snapshot(t, dir)
+			allowed := map[string]bool{}
+			for _, m := range c.mayWrite {
+				allowed[filepath.FromSlash(m)] = true
+			}
+			for p, h := range after {
+				if before[p] != h && !allowed[p] && !underAllowed(p, allowed) {
+					t.Errorf("bad input changed or created %s", p)
+				}
+			}
+			for p := range before {
+				if _, ok := after[p]; !ok {
+					t.Errorf("bad input removed %s", p)
+				}
+			}
+		})
+	}
+}
+
+func underAllowed(p string, allowed map[string]bool) bool {
+	for a := range allowed {
+		if strings.HasPrefix(p, a+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+const validSpecHead = "paper: upcycled\nscale: smoke\nseeds: [1]\n"
+
+// TestBadInputs is the table of bad command lines, specs, data files,
+// result files and goldens; each must get one clear line and change
+// nothing it should not.
+func TestBadInputs(t *testing.T) {
+	results := []string{"--results", "{dir}/res", "--reports", "{dir}/rep"}
+	cases := []badCase{
+		// Commands and flags.
+		{name: "no command", args: nil, code: 2, want: "usage: fedrepro"},
+		{name: "unknown command", args: []string{"frobnicate"}, code: 2, want: `unknown command "frobnicate"`},
+		{name: "unknown flag", args: []string{"list", "--bogus"}, code: 2, want: "--bogus"},
+		{name: "flag without value", args: []string{"verify", "--paper"}, code: 2, want: "--paper"},
+		{name: "stray argument", args: []string{"list", "extra"}, code: 2, want: `unexpected argument "extra"`},
+		{name: "verify without paper", args: []string{"verify"}, code: 2, want: "--paper is required"},
+		{name: "verify unknown paper", args: []string{"verify", "--paper", "nope"}, code: 2, want: `unknown paper "nope"`},
+		{name: "verify bad seed", args: []string{"verify", "--paper", "haar", "--seed", "-1"}, code: 2, want: "--seed"},
+		{name: "audit without paper", args: []string{"audit"}, code: 2, want: "--paper is required"},
+		{name: "audit unknown paper", args: []string{"audit", "--paper", "x"}, code: 2, want: `unknown paper "x"`},
+		{name: "version stray argument", args: []string{"version", "now"}, code: 2, want: "unexpected argument"},
+		{name: "data unknown flag", args: []string{"data", "--fetchh"}, code: 2, want: "--fetchh"},
+		{name: "reproduce without paper", args: append([]string{"reproduce"}, results...), code: 2, want: "--paper is required"},
+		{name: "reproduce unknown paper", args: append([]string{"reproduce", "--paper", "nope"}, results...), code: 2, want: `unknown paper "nope"`},
+		{name: "reproduce unknown scale", args: append([]string{"reproduce", "--paper", "haar", "--scale", "huge"}, results...), code: 2, want: `no scale "huge"`},
+		{name: "reproduce negative workers", args: append([]string{"reproduce", "--paper", "haar", "--workers", "-1"}, results...), code: 2, want: "--workers"},
+		{name: "reproduce bad workers", args: append([]string{"reproduce", "--paper", "haar", "--workers", "two"}, results...), code: 2, want: "--workers"},
+		{name: "compare unknown scale", args: []string{"compare", "--paper", "haar", "--scale", "huge", "--results", "{dir}/res"}, code: 2, want: `no scale "huge"`},
+		{name: "compare update no-run", args: []string{"compare", "--paper", "haar", "--scale", "smoke", "--update", "--no-run", "--results", "{dir}/res", "--golden", "{dir}/g"}, code: 2, want: "--no-run"},
+		// Goldens.
+		{name: "compare missing golden", args: []string{"compare", "--paper", "haar", "--scale", "smoke", "--no-run", "--results", "{dir}/res", "--golden", "{dir}/nogolden.json"},
+			code: 1, want: "no golden results for haar/smoke"},
+		{name: "compare garbage golden", args: []string{"compare", "--paper", "haar", "--scale", "smoke", "--no-run", "--results", "{dir}/res", "--golden", "{dir}/g.json"},
+			setup: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "g.json"), "{not json") }, code: 1, want: "g.json"},
+		{name: "compare old-schema golden", args: []string{"compare", "--paper", "haar", "--scale", "smoke", "--no-run", "--results", "{dir}/res", "--golden", "{dir}/g.json"},
+			setup: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "g.json"), `{"paper":"haar","scale":"smoke","metrics":[],"cells":[]}`)
+			}, code: 1, want: "make golden"},
+		{name: "compare golden of another paper", args: []string{"compare", "--paper", "haar", "--scale", "smoke", "--no-run", "--results", "{dir}/res", "--golden", "{dir}/g.json"},
+			setup: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "g.json"), `{"schema_version":2,"paper":"normec","scale":"smoke","platform":"x","metrics":[],"runs":[]}`)
+			}, code: 1, want: "not haar/smoke"},
+		{name: "compare without results", args: []string{"compare", "--paper", "haar", "--scale", "smoke", "--no-run", "--results", "{dir}/res", "--golden", "../../golden"},
+			code: 1, want: "results incomplete"},
+		// Specs.
+		{name: "spec unknown key", args: append([]string{"reproduce", "--paper", "upcycled", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
+			setup: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "s.yaml"), validSpecHead+"experiments:\n  - name: x\n    sigma_typo: 1\n")
+			}, code: 1, want: `s.yaml:6: unknown key "sigma_typo"`, mayWrite: nil},
+		{name: "spec not YAML", args: append([]string{"reproduce", "--paper", "upcycled", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
+			setup: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "s.yaml"), "paper: [unclosed\n") }, code: 1, want: "s.yaml"},
+		{name: "spec missing file", args: append([]string{"reproduce", "--paper", "upcycled", "--scale", "smoke", "--spec", "{dir}/none.yaml"}, results...),
+			code: 1, want: "none.yaml"},
+		{name: "spec of another paper", args: append([]string{"reproduce", "--paper", "upcycled", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
+			setup: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "s.yaml"), "paper: haar\nscale: smoke\nseeds: [1]\nexperiments: []\n")
+			}, code: 1, want: "s.yaml"},
+	}
+	runBadInputs(t, cases)
+}
