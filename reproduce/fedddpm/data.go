@@ -489,15 +489,7 @@ func newDenoiser(st Setting, dim int) (*diffusion.Denoiser, error) {
 	return diffusion.NewDenoiser(diffusion.NetConfig{Dim: dim, Hidden: st.Denoiser.Hidden, TimeDim: st.Denoiser.TimeDim}, sched)
 }
 
-func variance(s string) (diffusion.Variance, error) {
-	switch s {
-	case "", "beta":
-		return diffusion.VarBeta, nil
-	case "posterior":
-		return diffusion.VarPosterior, nil
-	}
-	return 0, fmt.Errorf("sampler variance %q (want beta or posterior)", s)
-}
+func variance(s string) (diffusion.Variance, error) { return named("sampler variance", s, variances) }
 
 func newSampler(st Setting, den *diffusion.Denoiser) *diffusion.Sampler {
 	v, _ := variance(st.Denoiser.Variance)

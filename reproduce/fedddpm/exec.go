@@ -60,7 +60,7 @@ func Execute(ctx context.Context, src *sources, cfg RunConfig, seed uint64) (*ru
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Kind == "central" {
+	if cfg.Kind == centralMethod {
 		return executeCentral(ctx, src, fed, cfg)
 	}
 	return executeFL(ctx, src, fed, cfg)
@@ -145,13 +145,19 @@ func sizeStats(cs []*data.Dataset) []int {
 	return []int{lo, sorted[len(sorted)/2], hi}
 }
 
+// usesAux reports whether a method builds the clients' warmup and the aux
+// set (Alg. 1 line 1).
+func usesAux(method string) bool {
+	return method == "fedddpm" || method == "fedddpm+" || method == "localaug" || method == centralMethod
+}
+
 func executeFL(ctx context.Context, src *sources, fed *federation, cfg RunConfig) (*runner.Outcome, error) {
 	st := cfg.Setting
 	env, err := newEnv(fed, cfg)
 	if err != nil {
 		return nil, err
 	}
-	weights, err := fa.ParseWeighting(st.Weights)
+	weights, err := named("aggregation weighting", st.Weights, weightings)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +166,7 @@ func executeFL(ctx context.Context, src *sources, fed *federation, cfg RunConfig
 	counters := runner.Counters{}
 	ex := &Extra{ClientSizes: sizeStats(clients)}
 	var w *warm
-	if cfg.Method == "fedddpm" || cfg.Method == "fedddpm+" || cfg.Method == "localaug" {
+	if usesAux(cfg.Method) {
 		if w, err = src.warmup(fed); err != nil {
 			return nil, err
 		}

@@ -37,10 +37,96 @@ func init() {
 			x := &executor{src: newSources(o.DataDir)}
 			return x.run, nil
 		},
-		Report:   writeReport,
-		Gates:    Gates,
-		Describe: describe,
+		Report:     writeReport,
+		Gates:      Gates,
+		Describe:   describe,
+		Components: components,
+		Uses:       uses,
 	})
+}
+
+// evalPaths are the optional measurements of a run: FD curves during
+// training (Fig. 7) and kept sample grids (Figs. 4–6).
+var evalPaths = []string{"curves", "grid"}
+
+// components lists every code path a spec selects by name, from the
+// registries in spec.go: experiment kinds, every method (the FL methods,
+// LocalAug and Table IV's centralized training), both data kinds, both
+// partition kinds, both optimizers and the optimizer-state decision,
+// both aggregation weightings, both sampler variances, FedDDPM+'s two
+// policies when QuickTest never fires, both aux-set sizings and the
+// optional measurements. The sources themselves are not paths beyond
+// their kind (MNIST and CIFAR are not on this machine). Whether QuickTest
+// fires is an outcome, not a configuration: TestQuickTestOutcomes checks
+// the smoke golden for both. The smoke scale must run every component
+// (TestCoverage).
+func components() []string {
+	var out []string
+	add := func(kind string, names ...string) {
+		for _, n := range names {
+			out = append(out, kind+":"+n)
+		}
+	}
+	add("kind", kinds...)
+	add("method", allMethods...)
+	add("method", centralMethod)
+	add("data", dataKinds...)
+	add("partition", partitionKinds...)
+	add("optimizer", optimizers...)
+	add("optimizer-state", optimizerStates...)
+	add("weights", names(weightings)...)
+	add("variance", names(variances)...)
+	add("never-fired", names(neverFiredRules)...)
+	add("aux", auxSizings...)
+	add("eval", evalPaths...)
+	return out
+}
+
+func names[T fmt.Stringer](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.String()
+	}
+	return out
+}
+
+// uses names the components a planned run exercises.
+func uses(r runner.Run) []string {
+	c, ok := r.Config.(RunConfig)
+	if !ok {
+		return []string{fmt.Sprintf("config:%T", r.Config)}
+	}
+	st := c.Setting
+	v, err := variance(st.Denoiser.Variance)
+	if err != nil {
+		return []string{"variance:" + st.Denoiser.Variance}
+	}
+	out := []string{"kind:" + c.Kind, "method:" + c.Method, "data:" + dataKind(st.Source), "partition:" + partitionKind(c.Partition),
+		"optimizer:" + optimizerOf(st), "variance:" + v.String()}
+	if c.Kind != centralMethod {
+		w, err := named("aggregation weighting", st.Weights, weightings)
+		if err != nil {
+			return []string{"weights:" + st.Weights}
+		}
+		out = append(out, "optimizer-state:"+optimizerStateOf(st), "weights:"+w.String())
+	}
+	if usesAux(c.Method) {
+		out = append(out, "aux:"+auxSizing(st))
+	}
+	if c.Method == "fedddpm+" {
+		nf, err := neverFired(st.QuickTest.NeverFired)
+		if err != nil {
+			return []string{"never-fired:" + st.QuickTest.NeverFired}
+		}
+		out = append(out, "never-fired:"+nf.String())
+	}
+	if c.Curves && st.Eval.CurveEvery > 0 {
+		out = append(out, "eval:"+evalPaths[0])
+	}
+	if c.Grid && st.Eval.GridSamples > 0 {
+		out = append(out, "eval:"+evalPaths[1])
+	}
+	return out
 }
 
 // plan expands the scale's spec over the data that is present; missing

@@ -244,7 +244,7 @@ func (w *reportWriter) findings(doc *report.Doc) {
 			items = append(items, fmt.Sprintf("%s — Table IV, %s: ours %v/%v (paper %v/%v)", c["dataset"], c["metric"], c["mean"], c["n"], c["paper_value"], c["paper_n"]))
 		}
 		if c["table"] == "sensitivity" && c["metric"] == "beats FedAvg (columns)" {
-			items = append(items, fmt.Sprintf("%s — decision 2: %s beats FedAvg in %v/%v columns with a fresh Adam per round, %v/%v with the state kept (sensitivity section)", c["dataset"], methodLabel[c["method"].(string)], c["fresh"], c["n"], c["kept"], c["n"]))
+			items = append(items, fmt.Sprintf("%s — variant %s (%s): %s beats FedAvg in %v/%v columns in the tables, %v/%v in the variant", c["dataset"], c["experiment"], c["variant"], methodLabel[c["method"].(string)], c["tables"], c["n"], c["variant_columns"], c["n"]))
 		}
 		if c["table"] == "stop" && c["dataset"] == nil {
 			items = append(items, fmt.Sprintf("QuickTest: %v of %v firings came within two checks of the earliest round its EMA allowed (see the stop-round section)", c["mean"], c["n"]))
@@ -944,7 +944,7 @@ func extraOf(r *runner.Result) (*Extra, bool) {
 }
 
 func (w *reportWriter) table4(doc *report.Doc) {
-	cen := w.experiments("central")
+	cen := w.experiments(centralMethod)
 	if len(cen) == 0 {
 		return
 	}
@@ -982,7 +982,7 @@ func (w *reportWriter) table4(doc *report.Doc) {
 			}
 			central := func(metric string) func(string) (report.Stats, string) {
 				return func(part string) (report.Stats, string) {
-					g := w.get(e.Name, ds, part, 0, "central")
+					g := w.get(e.Name, ds, part, 0, centralMethod)
 					if g == nil {
 						return report.Stats{}, ""
 					}
@@ -1010,7 +1010,7 @@ func (w *reportWriter) table4(doc *report.Doc) {
 			rows := []rowSpec{
 				{"Synthetic aux set used by FedDDPM (|A| = 0.1·m)", "", central("aux_fd")},
 				{"Synthetic aux set, |A| = m (trained on below)", "aux", central("central_aux_fd")},
-				{"Training w/ Aux. Data (centralized)", "central", central("fd")},
+				{"Training w/ Aux. Data (centralized)", centralMethod, central("fd")},
 				{"FedAvg", "fedavg", fl("fedavg")},
 				{"FedDDPM", "fedddpm", fl("fedddpm")},
 			}
@@ -1077,55 +1077,63 @@ func (w *reportWriter) table4(doc *report.Doc) {
 	}
 }
 
-// sensitivity compares the runs of a variant setting with the tables'
-// runs of the same cells.
+// sensitivity compares the runs of each variant setting (an experiment of
+// kind sensitivity: cells of the tables rerun with an override) with the
+// tables' runs of the same cells.
 func (w *reportWriter) sensitivity(doc *report.Doc) {
 	exps := w.experiments("sensitivity")
 	if len(exps) == 0 {
 		return
 	}
-	doc.H(2, "Sensitivity: optimizer state across rounds (decision 2)")
-	doc.P("The listings pass only the model between rounds, so every ClientUpdate and every server correction starts a fresh Adam (our default). Here the same cells rerun with each client's Adam state kept across the rounds it is selected in and the server's kept across rounds; everything else, including the warmup and the aux set, is shared. Below each table: in how many columns each proposed method has a lower mean FD than FedAvg, with fresh and with kept state.")
+	doc.H(2, "Sensitivity: variants of the setting")
+	doc.P("Each variant reruns cells of the tables with one change to the setting; everything the change does not reach — data, partition, seed, initial model, client selections and, where the change does not touch them, the warmup and the aux set — is shared. Below each table: in how many columns each proposed method has a lower mean FD than FedAvg, in the tables and in the variant.")
 	tabs := w.experiments("tables")
 	for _, e := range exps {
 		for _, ds := range e.Datasets {
 			st := e.apply(w.s.Settings[ds])
+			label, why := overrideProse(e.Override, w.s.Settings[ds])
+			doc.H(3, "%s on %s (%s)", e.Name, ds, label)
+			doc.P("%s. %s", e.Description, strings.Join(why, " "))
 			if !w.src.available(st.Source) {
 				continue
 			}
-			tb := &report.Table{Header: []string{"dataset", "column", "method", "fresh state (tables)", "kept state"}, Align: "lllrr"}
-			// beats[m] counts, per state, the columns where m's mean FD is
-			// below FedAvg's in the same state.
-			type count struct{ fresh, kept, cols int }
+			tb := &report.Table{Header: []string{"dataset", "column", "method", "tables", "variant"}, Align: "lllrr"}
+			// beats[m] counts, per setting, the columns where m's mean FD
+			// is below FedAvg's in the same setting.
+			type count struct{ base, variant, cols int }
 			beats := map[string]*count{}
 			for _, p := range e.Participation {
 				for _, part := range e.Partitions {
-					fresh, kept := map[string]report.Stats{}, map[string]report.Stats{}
+					base, variant := map[string]report.Stats{}, map[string]report.Stats{}
 					for _, m := range e.Methods {
 						v := w.get(e.Name, ds, part, p, m)
 						if v == nil {
 							continue
 						}
-						base := report.Stats{}
+						var bg *group
 						for _, te := range tabs {
 							if g := w.get(te.Name, ds, part, p, m); g != nil {
-								base = g.stats("fd")
+								bg = g
 							}
 						}
+						bs := report.Stats{}
+						if bg != nil {
+							bs = bg.stats("fd")
+						}
 						vs := v.stats("fd")
-						fresh[m], kept[m] = base, vs
-						tb.Add(ds, colLabel(columnKey(part, p)), methodLabel[m], pm(base), pm(vs))
-						w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "sensitivity", "dataset": ds, "source": st.Source, "partition": part,
-							"participation": p, "method": m, "metric": "fd", "variant": "persist_optimizer", "mean": vs.Mean, "std": vs.Std, "n": vs.N,
-							"baseline_mean": base.Mean})
+						base[m], variant[m] = bs, vs
+						tb.Add(ds, colLabel(columnKey(part, p)), methodLabel[m], pm(bs)+firedNote(bg), pm(vs)+firedNote(v))
+						w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "sensitivity", "experiment": e.Name, "dataset": ds, "source": st.Source, "partition": part,
+							"participation": p, "method": m, "metric": "fd", "variant": label, "mean": vs.Mean, "std": vs.Std, "n": vs.N,
+							"baseline_mean": bs.Mean})
 					}
-					fa, okF := fresh["fedavg"]
-					ka, okK := kept["fedavg"]
-					if !okF || !okK || fa.N == 0 {
+					fb, okB := base["fedavg"]
+					fv, okV := variant["fedavg"]
+					if !okB || !okV || fb.N == 0 {
 						continue
 					}
 					for _, m := range e.Methods {
-						if m == "fedavg" || fresh[m].N == 0 || kept[m].N == 0 {
+						if m == "fedavg" || base[m].N == 0 || variant[m].N == 0 {
 							continue
 						}
 						c := beats[m]
@@ -1134,11 +1142,11 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 							beats[m] = c
 						}
 						c.cols++
-						if fresh[m].Mean < fa.Mean {
-							c.fresh++
+						if base[m].Mean < fb.Mean {
+							c.base++
 						}
-						if kept[m].Mean < ka.Mean {
-							c.kept++
+						if variant[m].Mean < fv.Mean {
+							c.variant++
 						}
 					}
 				}
@@ -1150,13 +1158,77 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 				if c == nil {
 					continue
 				}
-				items = append(items, fmt.Sprintf("%s beats FedAvg: fresh state %d/%d columns, kept state %d/%d", methodLabel[m], c.fresh, c.cols, c.kept, c.cols))
-				w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "sensitivity", "dataset": ds, "method": m,
-					"metric": "beats FedAvg (columns)", "fresh": c.fresh, "kept": c.kept, "n": c.cols})
+				items = append(items, fmt.Sprintf("%s beats FedAvg: tables %d/%d columns, variant %d/%d", methodLabel[m], c.base, c.cols, c.variant, c.cols))
+				w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "sensitivity", "experiment": e.Name, "dataset": ds, "method": m, "variant": label,
+					"metric": "beats FedAvg (columns)", "tables": c.base, "variant_columns": c.variant, "n": c.cols})
 			}
 			doc.List(items...)
 		}
 	}
+}
+
+// firedNote is ", QuickTest fired k/n" for FedDDPM+'s groups.
+func firedNote(g *group) string {
+	if g == nil || g.cfg.Method != "fedddpm+" {
+		return ""
+	}
+	return fmt.Sprintf(" (QuickTest fired %.0f/%d)", g.stats("fired").Mean*float64(len(g.res)), len(g.res))
+}
+
+// overrideProse names a variant by the fields its override sets
+// ("persist_optimizer=true", "optimizer=sgd, client_lr=0.2, …") and says
+// what each changes from the base setting.
+func overrideProse(o Override, base Setting) (string, []string) {
+	var label, why []string
+	set := func(key string, v any, text string) {
+		label = append(label, fmt.Sprintf("%s=%v", key, v))
+		if text != "" {
+			why = append(why, text)
+		}
+	}
+	if o.PersistOptimizer != nil {
+		txt := "Every ClientUpdate and every server correction starts a fresh optimizer (decision 2)."
+		if *o.PersistOptimizer {
+			txt = "Decision 2: the listings pass only the model between rounds, so every ClientUpdate and every server correction starts a fresh optimizer (our default); here each client's optimizer state is kept across the rounds it is selected in and the server's across rounds."
+		}
+		set("persist_optimizer", *o.PersistOptimizer, txt)
+	}
+	if o.Optimizer != nil {
+		set("optimizer", *o.Optimizer, fmt.Sprintf("Clients, server corrections, FedDDPM+'s correction and the warmup train with %s instead of %s, so the warmed-up models and the aux set change too.", *o.Optimizer, optimizerOf(base)))
+	}
+	for _, f := range []struct {
+		key     string
+		v       *float64
+		was     float64
+		meaning string
+	}{{"client_lr", o.ClientLR, base.ClientLR, "The client learning rate ζ"}, {"server_lr", o.ServerLR, base.ServerLR, "FedDDPM's server learning rate η"},
+		{"plus_lr", o.PlusLR, base.PlusLR, "FedDDPM+'s correction step"}, {"quicktest_threshold", o.QuickTestThreshold, base.QuickTest.Threshold, "The QuickTest threshold"}} {
+		if f.v != nil {
+			set(f.key, *f.v, fmt.Sprintf("%s is %g instead of %g.", f.meaning, *f.v, f.was))
+		}
+	}
+	if o.QuickTestThreshold != nil {
+		why = append(why, "QuickTest fires when |AvgScore − Score| ≤ threshold; until it fires FedDDPM+ runs FedAvg's rounds with the same draws, so a seed where it never fires repeats the tables' run.")
+	}
+	if o.Weights != nil {
+		set("weights", *o.Weights, fmt.Sprintf("Every method aggregates with %s weights instead of %s (uniform: Eq. 9's 1/n over the selected clients; size: m_i/Σm_j, FedAvg's original weighting — the same under equal-size shards).", *o.Weights, base.Weights))
+	}
+	if o.Variance != nil {
+		was, _ := variance(base.Denoiser.Variance)
+		set("variance", *o.Variance, fmt.Sprintf("The ancestral sampler uses the %s variance instead of the %s one (beta: σ_t² = β_t; posterior: σ_t² = β̃_t), for the aux set, QuickTest's samples and every score.", *o.Variance, was))
+	}
+	if o.NeverFired != nil {
+		set("never_fired", *o.NeverFired, fmt.Sprintf("When QuickTest never fires within T rounds, FedDDPM+ follows %s (decision 12; no-correction returns w_T, which is FedAvg's model after the same rounds and draws, so its scores equal FedAvg's).", *o.NeverFired))
+	}
+	for _, f := range []struct {
+		key string
+		v   *int
+	}{{"clients", o.Clients}, {"train_size", o.TrainSize}, {"aux_size", o.AuxSize}, {"rounds", o.Rounds}, {"local_epochs", o.LocalEpochs}} {
+		if f.v != nil {
+			set(f.key, *f.v, "")
+		}
+	}
+	return strings.Join(label, ", "), why
 }
 
 func (w *reportWriter) fig7(doc *report.Doc) error {

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fedrepro/fedrepro/algorithms/diffusion"
 	fa "github.com/fedrepro/fedrepro/algorithms/fedddpm"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
@@ -151,6 +152,20 @@ type Override struct {
 	// PersistOptimizer keeps client and server optimizer state across
 	// rounds (the sensitivity check of decision 2).
 	PersistOptimizer *bool `yaml:"persist_optimizer"`
+	// Optimizer and the learning rates replace the setting's (adam | sgd;
+	// SGD needs its own rates).
+	Optimizer *string  `yaml:"optimizer"`
+	ClientLR  *float64 `yaml:"client_lr"`
+	ServerLR  *float64 `yaml:"server_lr"`
+	PlusLR    *float64 `yaml:"plus_lr"`
+	// Weights replaces the aggregation weighting (uniform | size).
+	Weights *string `yaml:"weights"`
+	// Variance replaces the sampler's σ_t² (beta | posterior).
+	Variance *string `yaml:"variance"`
+	// NeverFired and QuickTestThreshold replace FedDDPM+'s policy when
+	// QuickTest never fires and QuickTest's threshold.
+	NeverFired         *string  `yaml:"never_fired"`
+	QuickTestThreshold *float64 `yaml:"quicktest_threshold"`
 }
 
 // Experiment is one family of runs.
@@ -180,9 +195,100 @@ var (
 	tableMethods = []string{"fedavg", "fedprox", "scaffold", "mofedsam", "fedddpm", "fedddpm+"}
 	allMethods   = append(append([]string(nil), tableMethods...), "localaug")
 	methodLabel  = map[string]string{"fedavg": "FedAvg", "fedprox": "FedProx", "scaffold": "SCAFFOLD", "mofedsam": "MoFedSAM",
-		"fedddpm": "FedDDPM", "fedddpm+": "FedDDPM+", "localaug": "LocalAug", "central": "Training w/ Aux. Data"}
+		"fedddpm": "FedDDPM", "fedddpm+": "FedDDPM+", "localaug": "LocalAug", centralMethod: "Training w/ Aux. Data"}
 	sourceNames = []string{"mixture", "fmnist", "mnist", "cifar10", "cifar100"}
 )
+
+// centralMethod is the method of Table IV's runs (kind central).
+const centralMethod = "central"
+
+// The other choices a spec makes by name. With the method lists above
+// they are the registry of the reproduction's code paths: validation,
+// execution and the coverage list (components) read them, so a name is
+// never typed twice. Where a spec may leave a choice empty, the first
+// entry is the default.
+var (
+	// kinds of experiment (see Experiment.Kind).
+	kinds = []string{"tables", centralMethod, "fig8", "sensitivity"}
+	// optimizers of clients, server corrections, warmup and centralized
+	// training (fa.Opt.Kind).
+	optimizers = []string{"adam", "sgd"}
+	// optimizerStates: a fresh optimizer per ClientUpdate and correction
+	// (decision 2) or its state kept across rounds.
+	optimizerStates = []string{"fresh", "persist"}
+	weightings      = []fa.Weighting{fa.Uniform, fa.BySize}
+	variances       = []diffusion.Variance{diffusion.VarBeta, diffusion.VarPosterior}
+	neverFiredRules = []fa.NeverFired{fa.CorrectAtEnd, fa.NoCorrection}
+	// partitionKinds: label shards, or Dirichlet(α) label proportions.
+	partitionKinds = []string{"shard", "dirichlet"}
+	// dataKinds: the generated mixture (FD in raw coordinates, mode
+	// coverage) or an image source (FD in a classifier's feature space,
+	// class coverage).
+	dataKinds = []string{"mixture", "image"}
+	// auxSizings: |A_i| = aux_fraction·m_i, or a fixed aux_size apportioned
+	// to the clients.
+	auxSizings = []string{"fraction", "size"}
+)
+
+// named returns the entry of xs whose String is s ("" is the first).
+func named[T fmt.Stringer](what, s string, xs []T) (T, error) {
+	if s == "" {
+		return xs[0], nil
+	}
+	var names []string
+	for _, x := range xs {
+		if x.String() == s {
+			return x, nil
+		}
+		names = append(names, x.String())
+	}
+	var zero T
+	return zero, fmt.Errorf("%s %q (want one of %v)", what, s, names)
+}
+
+// optimizerOf is the optimizer a setting names ("" is the default).
+func optimizerOf(st Setting) string {
+	if st.Optimizer == "" {
+		return optimizers[0]
+	}
+	return st.Optimizer
+}
+
+// optimizerStateOf names whether a setting keeps optimizer state.
+func optimizerStateOf(st Setting) string {
+	if st.Persist {
+		return optimizerStates[1]
+	}
+	return optimizerStates[0]
+}
+
+// partitionKind names a partition's kind ("" when it does not parse).
+func partitionKind(p string) string {
+	shard, _, err := parsePartition(p)
+	switch {
+	case err != nil:
+		return ""
+	case shard:
+		return partitionKinds[0]
+	}
+	return partitionKinds[1]
+}
+
+// dataKind names a source's kind.
+func dataKind(source string) string {
+	if source == "mixture" {
+		return dataKinds[0]
+	}
+	return dataKinds[1]
+}
+
+// auxSizing names how a setting sizes the aux set.
+func auxSizing(st Setting) string {
+	if st.AuxSize > 0 {
+		return auxSizings[1]
+	}
+	return auxSizings[0]
+}
 
 // RunConfig is the full configuration of one run (stored in its result).
 type RunConfig struct {
@@ -209,7 +315,7 @@ func (e Experiment) info() (string, string) { return e.Name, e.Description }
 
 // parsePartition reads "shard" or "dir<α>".
 func parsePartition(p string) (shard bool, alpha float64, err error) {
-	if p == "shard" {
+	if p == partitionKinds[0] {
 		return true, 0, nil
 	}
 	if a, ok := strings.CutPrefix(p, "dir"); ok {
@@ -247,6 +353,9 @@ func (s *Spec) validate() error {
 }
 
 func (st *Setting) validate() error {
+	if st.Optimizer != "" && !contains(optimizers, st.Optimizer) {
+		return fmt.Errorf("optimizer %q (want one of %v)", st.Optimizer, optimizers)
+	}
 	if !contains(sourceNames, st.Source) {
 		return fmt.Errorf("source %q (want one of %v)", st.Source, sourceNames)
 	}
@@ -283,7 +392,7 @@ func (st *Setting) validate() error {
 			return err
 		}
 	}
-	if _, err := fa.ParseWeighting(st.Weights); err != nil {
+	if _, err := named("aggregation weighting", st.Weights, weightings); err != nil {
 		return err
 	}
 	if _, err := st.qtConfig(); err != nil {
@@ -296,10 +405,8 @@ func (st *Setting) validate() error {
 }
 
 func (e *Experiment) validate(s *Spec) error {
-	switch e.Kind {
-	case "tables", "central", "fig8", "sensitivity":
-	default:
-		return fmt.Errorf("kind %q (want tables, central, fig8 or sensitivity)", e.Kind)
+	if !contains(kinds, e.Kind) {
+		return fmt.Errorf("kind %q (want one of %v)", e.Kind, kinds)
 	}
 	if len(e.Datasets) == 0 || len(e.Partitions) == 0 {
 		return fmt.Errorf("needs datasets and partitions")
@@ -313,7 +420,7 @@ func (e *Experiment) validate(s *Spec) error {
 		if err := st.validate(); err != nil {
 			return fmt.Errorf("setting %s with the experiment's override: %w", d, err)
 		}
-		if e.Kind == "central" && (st.CentralEpochs < 1 || !(st.CentralFraction > 0)) {
+		if e.Kind == centralMethod && (st.CentralEpochs < 1 || !(st.CentralFraction > 0)) {
 			return fmt.Errorf("setting %s: central runs need central_epochs ≥ 1 and central_fraction > 0", d)
 		}
 	}
@@ -322,7 +429,7 @@ func (e *Experiment) validate(s *Spec) error {
 			return err
 		}
 	}
-	if e.Kind != "central" {
+	if e.Kind != centralMethod {
 		if len(e.Participation) == 0 || len(e.Methods) == 0 {
 			return fmt.Errorf("needs participation and methods")
 		}
@@ -361,6 +468,30 @@ func (e *Experiment) apply(st Setting) Setting {
 	if o.PersistOptimizer != nil {
 		st.Persist = *o.PersistOptimizer
 	}
+	if o.Optimizer != nil {
+		st.Optimizer = *o.Optimizer
+	}
+	if o.ClientLR != nil {
+		st.ClientLR = *o.ClientLR
+	}
+	if o.ServerLR != nil {
+		st.ServerLR = *o.ServerLR
+	}
+	if o.PlusLR != nil {
+		st.PlusLR = *o.PlusLR
+	}
+	if o.Weights != nil {
+		st.Weights = *o.Weights
+	}
+	if o.Variance != nil {
+		st.Denoiser.Variance = *o.Variance
+	}
+	if o.NeverFired != nil {
+		st.QuickTest.NeverFired = *o.NeverFired
+	}
+	if o.QuickTestThreshold != nil {
+		st.QuickTest.Threshold = *o.QuickTestThreshold
+	}
 	return st
 }
 
@@ -380,15 +511,7 @@ func (st *Setting) qtConfig() (fa.QuickTestConfig, error) {
 	return q, q.Validate()
 }
 
-func neverFired(s string) (fa.NeverFired, error) {
-	switch s {
-	case "", "correct-at-end":
-		return fa.CorrectAtEnd, nil
-	case "no-correction":
-		return fa.NoCorrection, nil
-	}
-	return 0, fmt.Errorf("never_fired %q (want correct-at-end or no-correction)", s)
-}
+func neverFired(s string) (fa.NeverFired, error) { return named("never_fired", s, neverFiredRules) }
 
 // seedsOf returns the experiment's seeds.
 func (s *Spec) seedsOf(e *Experiment) []uint64 {
@@ -418,8 +541,8 @@ func (s *Spec) Plan(available func(source string) bool) ([]runner.Run, error) {
 			}
 			ps := e.Participation
 			methods := e.Methods
-			if e.Kind == "central" {
-				ps, methods = []float64{0}, []string{"central"}
+			if e.Kind == centralMethod {
+				ps, methods = []float64{0}, []string{centralMethod}
 			}
 			// Method-major, then participation, then seed, then partition.
 			for _, m := range methods {
@@ -427,7 +550,7 @@ func (s *Spec) Plan(available func(source string) bool) ([]runner.Run, error) {
 					for si, seed := range seeds {
 						for qi, part := range e.Partitions {
 							cell := fmt.Sprintf("%s/%s/%s/%s", ds, part, pLabel(p), m)
-							if e.Kind == "central" {
+							if e.Kind == centralMethod {
 								cell = fmt.Sprintf("%s/%s/%s", ds, part, m)
 							}
 							runs = append(runs, runner.Run{

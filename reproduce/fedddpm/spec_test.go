@@ -44,6 +44,10 @@ func TestSpecErrors(t *testing.T) {
 		{"unknown setting", "datasets: [mixture]\n    partitions: [shard]\n", "datasets: [moons]\n    partitions: [shard]\n", `unknown setting "moons"`},
 		{"scale mismatch", "scale: smoke", "scale: default", `scale "default"`},
 		{"bad variance", "time_dim: 16, steps: 50}", "time_dim: 16, steps: 50, variance: ddim}", `variance "ddim"`},
+		{"bad override never_fired", "{never_fired: no-correction}", "{never_fired: maybe}", `never_fired "maybe"`},
+		{"bad override weights", "{weights: size}", "{weights: bysize}", `weighting "bysize"`},
+		{"bad override optimizer", "{optimizer: sgd,", "{optimizer: rmsprop,", `optimizer "rmsprop"`},
+		{"bad override variance", "{variance: posterior}", "{variance: ddim}", `variance "ddim"`},
 	}
 	for _, c := range cases {
 		if !bytes.Contains(good, []byte(c.from)) {

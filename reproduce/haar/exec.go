@@ -9,6 +9,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/dpfl"
 	"github.com/fedrepro/fedrepro/algorithms/fl"
+	"github.com/fedrepro/fedrepro/algorithms/haar"
 	"github.com/fedrepro/fedrepro/algorithms/model"
 	"github.com/fedrepro/fedrepro/algorithms/optim"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
@@ -55,17 +56,9 @@ func Execute(ctx context.Context, set *imageSet, cfg RunConfig, seed uint64) (*r
 	if err != nil {
 		return nil, err
 	}
-	d, classes := set.train.D, set.train.Classes
-	var m model.Model
-	switch cfg.Model {
-	case "logreg":
-		m = model.NewLogReg(d, classes, model.CrossEntropy)
-	case "mlp":
-		mlp := model.NewMLP([]int{d, cfg.Hidden, classes}, 0, model.CrossEntropy)
-		mlp.Scheme = model.InitHe
-		m = mlp
-	default:
-		return nil, fmt.Errorf("unknown model %q", cfg.Model)
+	m, err := newModel(cfg, set.train.D, set.train.Classes)
+	if err != nil {
+		return nil, err
 	}
 	key := RunKey(seed, cfg.Dataset, cfg.Level)
 	init := make([]float64, m.NumParams())
@@ -108,6 +101,19 @@ func Execute(ctx context.Context, set *imageSet, cfg RunConfig, seed uint64) (*r
 	}
 	out.Counters = e.Server().Counters.Map()
 	return out, nil
+}
+
+// newModel builds the run's classifier (one of knownModels) on d inputs.
+func newModel(cfg RunConfig, d, classes int) (model.Model, error) {
+	switch cfg.Model {
+	case "logreg":
+		return model.NewLogReg(d, classes, model.CrossEntropy), nil
+	case "mlp":
+		mlp := model.NewMLP([]int{d, cfg.Hidden, classes}, 0, model.CrossEntropy)
+		mlp.Scheme = model.InitHe
+		return mlp, nil
+	}
+	return nil, fmt.Errorf("unknown model %q", cfg.Model)
 }
 
 // privacyFacts adds to f the ε the run claims (accountant on the nominal
@@ -163,13 +169,14 @@ func privacyFacts(f runner.Metrics, b *built, cfg RunConfig, e *fl.Engine, np in
 // from the median rule on the public set at the initial model, and the
 // schedule.
 func buildAlgorithm(cfg RunConfig, m model.Model, init []float64, sp *split, key rng.Key) (*built, error) {
-	wavDom, err := parseDomain(cfg.WavDomain)
-	if err != nil {
-		return nil, err
-	}
-	corrDom, err := parseDomain(cfg.CorrectedDomain)
-	if err != nil {
-		return nil, err
+	// dom is the clipping domain of the method's wavelet mechanism
+	// (gauss_matched: of the WAV run it matches).
+	var dom haar.ClipDomain
+	var err error
+	if name := clipDomainOf(cfg); name != "" {
+		if dom, err = parseDomain(name); err != nil {
+			return nil, err
+		}
 	}
 	var mech dpfl.Mechanism
 	switch cfg.Method {
@@ -177,11 +184,11 @@ func buildAlgorithm(cfg RunConfig, m model.Model, init []float64, sp *split, key
 	case "vanilla", "dyn", "gauss_matched":
 		mech = dpfl.Gaussian{}
 	case "wav":
-		mech = dpfl.NewWavelet(wavDom, dpfl.Lemma2)
+		mech = dpfl.NewWavelet(dom, dpfl.Lemma2)
 	case "wav_literal":
-		mech = dpfl.NewWavelet(wavDom, dpfl.Literal)
+		mech = dpfl.NewWavelet(dom, dpfl.Literal)
 	case "wav_corrected":
-		mech = dpfl.NewWavelet(corrDom, dpfl.Corrected)
+		mech = dpfl.NewWavelet(dom, dpfl.Corrected)
 	default:
 		return nil, fmt.Errorf("unknown method %q", cfg.Method)
 	}
@@ -234,7 +241,7 @@ func buildAlgorithm(cfg RunConfig, m model.Model, init []float64, sp *split, key
 	case "gauss_matched":
 		// Vanilla noise with WAV's per-coordinate std (in absolute terms):
 		// σ' = std_WAV(σ)·C_WAV / C.
-		w := dpfl.NewWavelet(wavDom, dpfl.Lemma2)
+		w := dpfl.NewWavelet(dom, dpfl.Lemma2)
 		cw, err := clipFor(w)
 		if err != nil {
 			return nil, err

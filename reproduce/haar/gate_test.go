@@ -10,3 +10,8 @@ import (
 // golden/haar/smoke/results.json (make golden PAPER=haar rewrites it;
 // -update -gate-scale=default records the default scale).
 func TestGate(t *testing.T) { gatetest.Run(t, "haar") }
+
+// TestCoverage fails when a method, level, optimizer, model or clipping
+// domain the reproduction registers has no run in the smoke scale (the
+// gate above could not see a change to it).
+func TestCoverage(t *testing.T) { gatetest.Coverage(t, "haar") }

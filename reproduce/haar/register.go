@@ -2,6 +2,8 @@ package haar
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/fedrepro/fedrepro/reproduce/gate"
@@ -33,8 +35,50 @@ func init() {
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.02}, // two accuracy points
 		},
-		Describe: describe,
+		Describe:   describe,
+		Components: components,
+		Uses:       uses,
 	})
+}
+
+// components lists every code path a spec selects by name, from the
+// registries in spec.go: each method at each level (the sample level runs
+// DP-SGD, the user level DP-FedAvg — and the non-private user run plain
+// FedAvg — so a method is a different path at each), every optimizer,
+// model and clipping domain of the wavelet mechanisms. Datasets are not
+// paths (one loader per file format, and only Fashion-MNIST is on this
+// machine); the smoke scale must run every component (TestCoverage).
+func components() []string {
+	var out []string
+	for _, l := range levels {
+		out = append(out, "level:"+l)
+		for _, m := range methodOrder {
+			out = append(out, "method:"+l+"/"+m)
+		}
+	}
+	for _, o := range knownOptimizers {
+		out = append(out, "optimizer:"+o)
+	}
+	for _, m := range knownModels {
+		out = append(out, "model:"+m)
+	}
+	for _, d := range slices.Sorted(maps.Keys(clipDomains)) {
+		out = append(out, "clip_domain:"+d)
+	}
+	return out
+}
+
+// uses names the components a planned run exercises.
+func uses(r runner.Run) []string {
+	cfg, ok := r.Config.(RunConfig)
+	if !ok {
+		return []string{fmt.Sprintf("config:%T", r.Config)}
+	}
+	out := []string{"level:" + cfg.Level, "method:" + cfg.Level + "/" + cfg.Method, "optimizer:" + cfg.Optimizer, "model:" + cfg.Model}
+	if d := clipDomainOf(cfg); d != "" {
+		out = append(out, "clip_domain:"+d)
+	}
+	return out
 }
 
 // plan expands the scale's spec over the datasets that are present; the

@@ -6,7 +6,9 @@ package haar
 import (
 	"embed"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/fedrepro/fedrepro/algorithms/haar"
@@ -131,10 +133,20 @@ func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
 // info names and describes an experiment for `fedrepro list`.
 func (e Experiment) info() (string, string) { return e.Name, e.Description }
 
+// The names a spec may use. They are the registry of the reproduction's
+// code paths: validation, execution and the coverage list (components)
+// all read them, so a name is never typed twice.
 var (
 	knownDatasets   = map[string]bool{"fashion_mnist": true, "mnist": true, "cifar10": true}
 	knownMethods    = map[string]bool{}
-	knownOptimizers = map[string]bool{"sgd": true, "adam": true, "adagrad": true}
+	knownOptimizers = []string{"sgd", "adam", "adagrad"}
+	// levels: sample (DP-SGD on each client, Algorithm 1) or user
+	// (DP-FedAvg, Algorithm 2).
+	levels = []string{"sample", "user"}
+	// knownModels are the classifiers newModel builds.
+	knownModels = []string{"logreg", "mlp"}
+	// clipDomains are where a wavelet mechanism clips.
+	clipDomains = map[string]haar.ClipDomain{"coefficient": haar.CoefficientDomain, "gradient": haar.GradientDomain}
 )
 
 func init() {
@@ -144,13 +156,23 @@ func init() {
 }
 
 func parseDomain(s string) (haar.ClipDomain, error) {
-	switch s {
-	case "coefficient":
-		return haar.CoefficientDomain, nil
-	case "gradient":
-		return haar.GradientDomain, nil
+	if d, ok := clipDomains[s]; ok {
+		return d, nil
 	}
-	return 0, fmt.Errorf("clip domain %q (want coefficient or gradient)", s)
+	return 0, fmt.Errorf("clip domain %q (want one of %v)", s, slices.Sorted(maps.Keys(clipDomains)))
+}
+
+// clipDomainOf is the clipping domain of the wavelet mechanism a run's
+// method uses — for gauss_matched, that of the WAV run whose noise it
+// matches — and "" for the methods without one.
+func clipDomainOf(cfg RunConfig) string {
+	switch cfg.Method {
+	case "wav", "wav_literal", "gauss_matched":
+		return cfg.WavDomain
+	case "wav_corrected":
+		return cfg.CorrectedDomain
+	}
+	return ""
 }
 
 func (s *Spec) validate() error {
@@ -181,8 +203,8 @@ func (e *Experiment) validate() error {
 	if e.Name == "" {
 		return fmt.Errorf("no name")
 	}
-	if e.Level != "sample" && e.Level != "user" {
-		return fmt.Errorf("level %q (want sample or user)", e.Level)
+	if !slices.Contains(levels, e.Level) {
+		return fmt.Errorf("level %q (want one of %v)", e.Level, levels)
 	}
 	if len(e.Datasets) == 0 || len(e.Methods) == 0 || len(e.Optimizers) == 0 {
 		return fmt.Errorf("needs datasets, methods and optimizers")
@@ -208,8 +230,8 @@ func (e *Experiment) validate() error {
 		}
 	}
 	for _, o := range e.Optimizers {
-		if !knownOptimizers[o] {
-			return fmt.Errorf("unknown optimizer %q (want sgd, adam or adagrad)", o)
+		if !slices.Contains(knownOptimizers, o) {
+			return fmt.Errorf("unknown optimizer %q (want one of %v)", o, knownOptimizers)
 		}
 		if !(e.LR[o] > 0) {
 			return fmt.Errorf("no learning rate for optimizer %s", o)
@@ -226,8 +248,8 @@ func (e *Experiment) validate() error {
 		return fmt.Errorf("data.public %d: the median clip needs a public set", d.Public)
 	case d.Clients < 1 || d.ClientSize < 0 || d.Test < 0:
 		return fmt.Errorf("data: %d clients of %d examples, test %d", d.Clients, d.ClientSize, d.Test)
-	case e.Model != "logreg" && e.Model != "mlp":
-		return fmt.Errorf("model %q (want logreg or mlp)", e.Model)
+	case !slices.Contains(knownModels, e.Model):
+		return fmt.Errorf("model %q (want one of %v)", e.Model, knownModels)
 	case e.Model == "mlp" && e.Hidden < 1:
 		return fmt.Errorf("mlp needs hidden ≥ 1")
 	case e.Rounds < 1 || e.Epochs < 1:

@@ -3,6 +3,9 @@ package haar
 import (
 	"strings"
 	"testing"
+
+	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
+	"github.com/fedrepro/fedrepro/algorithms/dpfl"
 )
 
 func TestSpecsPlan(t *testing.T) {
@@ -60,5 +63,40 @@ func TestSpecStrict(t *testing.T) {
 	}
 	if _, err := specs.Decode("smoke.yaml", b, "default"); err == nil {
 		t.Error("scale mismatch accepted")
+	}
+}
+
+// TestSmokeReachesHighRDPOrders keeps a smoke cell whose ε the RDP
+// accountant takes at a high order (above 32, inside Opacus' grid that
+// ends at 63): at the other cells' σ the optimum lies below 20, so a
+// change to the upper part of the order grid would move no gated number.
+// The ledger is rebuilt from the run's configuration as the DP-SGD client
+// fills it: Rounds·Epochs·⌈n/L⌉ releases at q = L/n.
+func TestSmokeReachesHighRDPOrders(t *testing.T) {
+	s, err := LoadSpec("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Plan(func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := 0.0
+	for _, r := range runs {
+		c := r.Config.(RunConfig)
+		if c.Level != "sample" || c.Method != "vanilla" {
+			continue
+		}
+		n := float64(c.Data.ClientSize)
+		l := &dpfl.Ledger{}
+		l.Add(dpfl.Entry{Q: min(1, c.Lot/n), Sigma: c.Sigma, Multiplier: c.Sigma, Steps: c.Rounds * c.Epochs * dpfl.StepsPerEpoch(c.Data.ClientSize, c.Lot)})
+		_, order, err := accountant.RDPEpsilon(l.Event(false), c.Delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best = max(best, order)
+	}
+	if !(best > 32) {
+		t.Errorf("the highest optimal RDP order of a smoke DP-SGD cell is %g; keep a cell above 32 (a large σ) so the gate sees the upper orders", best)
 	}
 }

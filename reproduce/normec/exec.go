@@ -102,15 +102,12 @@ func newModel(cfg RunConfig, d, classes int) (model.Model, error) {
 // operator T steps of γ/T on minibatches) or the Appendix A.1 FedAvg
 // (x − (γβ/M)·Σ_i[Norm_α(x − T_i(x)) + z_i], p = 1).
 func NewStepper(cfg RunConfig, clients []alg.Objective, x0 []float64, key rng.Key) (alg.Stepper, error) {
-	local := alg.Local{Kind: alg.OneStep}
-	if cfg.Training.LocalSteps > 1 {
-		local = alg.Local{Kind: alg.GDSteps, Steps: cfg.Training.LocalSteps}
-	}
+	local, _ := localOperator(cfg.Training.LocalSteps)
 	switch cfg.Method {
 	case "normec":
-		mem := alg.AllClients
-		if cfg.Training.Memory == "participants" {
-			mem = alg.ParticipantsOnly
+		mem, err := parseMemory(cfg.Training.Memory)
+		if err != nil {
+			return nil, err
 		}
 		c := alg.Config{Alpha: cfg.Training.Alpha, Beta: cfg.Beta, Gamma: cfg.Gamma, Eta: cfg.Gamma, P: cfg.P, Sigma: cfg.Sigma,
 			Local: local, Server: alg.PlainStep, Memory: mem, Init: alg.Init{Kind: alg.InitZero}}

@@ -10,3 +10,9 @@ import (
 // golden/normec/smoke/results.json (make golden PAPER=normec rewrites it;
 // -gate-scale=default gates the default scale).
 func TestGate(t *testing.T) { gatetest.Run(t, "normec") }
+
+// TestCoverage fails when a method, model, split, noise setting, local
+// operator, participation regime or memory mode the reproduction
+// registers has no run in the smoke scale (the gate above could not see a
+// change to it).
+func TestCoverage(t *testing.T) { gatetest.Coverage(t, "normec") }

@@ -72,7 +72,7 @@ func TestReadingsOnPaperLikeGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	combo := Combo{"fashion-mnist", "logreg", "iid", "formula"}
+	combo := Combo{"fashion-mnist", "logreg", "iid", "formula", ""}
 	grids, err := Grids(paperLikeGrid(t, combo))
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestReadingsRefuted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	combo := Combo{"fashion-mnist", "logreg", "iid", "none"}
+	combo := Combo{"fashion-mnist", "logreg", "iid", "none", ""}
 	var rs []*runner.Result
 	for _, p := range []float64{0.25, 1} {
 		for _, b := range []float64{0.001, 0.01, 0.1} {
@@ -134,7 +134,7 @@ func TestReadingsRefuted(t *testing.T) {
 }
 
 func TestTransmissionsTo(t *testing.T) {
-	combo := Combo{"fashion-mnist", "logreg", "iid", "none"}
+	combo := Combo{"fashion-mnist", "logreg", "iid", "none", ""}
 	grids, err := Grids(fakeResults(combo, "normec", 0.5, 0.01, 0.1, 0.8))
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +149,7 @@ func TestTransmissionsTo(t *testing.T) {
 }
 
 func TestRobustnessReading(t *testing.T) {
-	iid, skew := Combo{"fashion-mnist", "logreg", "iid", "none"}, Combo{"fashion-mnist", "logreg", "label-skew", "none"}
+	iid, skew := Combo{"fashion-mnist", "logreg", "iid", "none", ""}, Combo{"fashion-mnist", "logreg", "label-skew", "none", ""}
 	rs := append(fakeResults(iid, "normec", 1, 0.01, 0.1, 0.8), fakeResults(iid, "fedavg", 1, 0.01, 0.1, 0.75)...)
 	rs = append(rs, fakeResults(skew, "normec", 1, 0.01, 0.1, 0.78)...)
 	rs = append(rs, fakeResults(skew, "fedavg", 1, 0.01, 0.1, 0.6)...)
@@ -175,7 +175,7 @@ func TestReportWrites(t *testing.T) {
 	}
 	dir := t.TempDir()
 	o := paper.Options{Scale: "smoke", ReportsDir: dir, DataDir: filepath.Join(dir, "nothing")}
-	combo := Combo{"fashion-mnist", "logreg", "iid", "formula"}
+	combo := Combo{"fashion-mnist", "logreg", "iid", "formula", ""}
 	if err := writeReportSpec(o, s, paperLikeGrid(t, combo), false); err != nil {
 		t.Fatal(err)
 	}

@@ -36,10 +36,59 @@ func init() {
 			x := &executor{src: newSources(o.DataDir)}
 			return x.run, nil
 		},
-		Report:   writeReport,
-		Gates:    Gates,
-		Describe: describe,
+		Report:     writeReport,
+		Gates:      Gates,
+		Describe:   describe,
+		Components: components,
+		Uses:       uses,
 	})
+}
+
+// components lists every code path a spec selects by name, from the
+// registries in spec.go: both methods, models, splits, every noise
+// setting, each method's local operators (NewStepper builds them apart),
+// and — Fed-α-NormEC only, as FedAvg runs at p = 1 with no memory — both
+// participation regimes and both memory modes. Datasets are not paths
+// (one loader per file format; CIFAR-10 is not on this machine). The
+// smoke scale must run every component (TestCoverage).
+func components() []string {
+	var out []string
+	for _, l := range []struct {
+		kind  string
+		names []string
+	}{{"method", knownMethods}, {"model", knownModels}, {"split", knownSplits}, {"noise", knownNoises}, {"participation", participation}} {
+		for _, v := range l.names {
+			out = append(out, l.kind+":"+v)
+		}
+	}
+	for _, m := range memoryModes {
+		out = append(out, "memory:"+m.String())
+	}
+	for _, m := range knownMethods {
+		for _, k := range localKinds {
+			out = append(out, "local:"+m+"/"+k.name)
+		}
+	}
+	return out
+}
+
+// uses names the components a planned run exercises. The memory mode
+// counts only at p < 1: with every client participating both modes
+// update every memory, so a run at p = 1 cannot tell them apart.
+func uses(r runner.Run) []string {
+	c, ok := r.Config.(RunConfig)
+	if !ok {
+		return []string{fmt.Sprintf("config:%T", r.Config)}
+	}
+	_, local := localOperator(c.Training.LocalSteps)
+	out := []string{"method:" + c.Method, "model:" + c.Model, "split:" + c.Split, "noise:" + c.Noise, "local:" + c.Method + "/" + local}
+	if c.Method == "normec" {
+		out = append(out, "participation:"+participationOf(c.P))
+		if c.P < 1 {
+			out = append(out, "memory:"+c.Training.Memory)
+		}
+	}
+	return out
 }
 
 // plan expands the scale's spec over the data that is present; absent

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
@@ -13,15 +14,29 @@ import (
 // Combo is one (dataset, model, split, noise) setting: the unit over which
 // the paper's readings are recomputed (its own is CIFAR-10, ResNet20,
 // iid, formula noise; ours Fashion-MNIST, LogReg, iid, formula noise).
+// Variant (see the function) sets apart runs of a departing protocol.
 type Combo struct {
 	Dataset, Model, Split, Noise string
+	Variant                      string
 }
 
-// String is "fashion-mnist/logreg/iid/formula".
-func (c Combo) String() string { return c.Dataset + "/" + c.Model + "/" + c.Split + "/" + c.Noise }
+// String is "fashion-mnist/logreg/iid/formula", then "/<variant>" if any.
+func (c Combo) String() string {
+	s := c.Dataset + "/" + c.Model + "/" + c.Split + "/" + c.Noise
+	if c.Variant != "" {
+		s += "/" + c.Variant
+	}
+	return s
+}
 
 // Slug is the combo as a file-name part.
-func (c Combo) Slug() string { return c.Dataset + "_" + c.Model + "_" + c.Split + "_" + c.Noise }
+func (c Combo) Slug() string {
+	s := c.Dataset + "_" + c.Model + "_" + c.Split + "_" + c.Noise
+	if c.Variant != "" {
+		s += "_" + strings.NewReplacer("=", "-", ",", "_").Replace(c.Variant)
+	}
+	return s
+}
 
 // Config is one (method, p, β, γ) within a combo.
 type Config struct {
@@ -145,7 +160,7 @@ func Grids(results []*runner.Result) (map[Combo]*Grid, error) {
 		if err != nil {
 			return nil, fmt.Errorf("result %s: %w", r.ID(), err)
 		}
-		k := Combo{c.Dataset, c.Model, c.Split, c.Noise}
+		k := Combo{c.Dataset, c.Model, c.Split, c.Noise, Variant(c)}
 		g := out[k]
 		if g == nil {
 			g = &Grid{Combo: k, Groups: map[Config]*Group{}}

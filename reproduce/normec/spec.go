@@ -12,6 +12,9 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+
+	alg "github.com/fedrepro/fedrepro/algorithms/normec"
 
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
@@ -117,6 +120,11 @@ type Experiment struct {
 	// training loss are also recorded as gate_acc and gate_train_loss,
 	// the metrics the golden gate compares (use ≥ 4 seeds).
 	Gate bool `yaml:"gate"`
+	// Memory and LocalSteps, when set, replace training.memory and
+	// training.local_steps for this experiment's runs (a variant of the
+	// protocol; its cells are labelled by Variant).
+	Memory     string `yaml:"memory"`
+	LocalSteps int    `yaml:"local_steps"`
 }
 
 // RunConfig is the full configuration of one run (stored in its result;
@@ -144,14 +152,78 @@ type RunConfig struct {
 	Gate    bool    `json:"gate,omitempty"`
 }
 
-// Known names.
+// Known names: the registry of the reproduction's code paths, read by
+// validation, execution and the coverage list (components).
 var (
 	knownDatasets = []string{"fashion-mnist", "cifar10"}
 	knownModels   = []string{"logreg", "mlp"}
 	knownSplits   = []string{"iid", "label-skew"}
 	knownNoises   = []string{"none", "formula", "calibrated", "calibrated-visible"}
 	knownMethods  = []string{"normec", "fedavg"}
+	// memoryModes are Fed-α-NormEC's memory updates, named by their
+	// String ("all": Algorithm 1; "participants").
+	memoryModes = []alg.MemoryMode{alg.AllClients, alg.ParticipantsOnly}
+	// localKinds name the local operators the experiments build:
+	// local_steps = 1 is one step on a minibatch, more are GD steps.
+	localKinds = []struct {
+		kind alg.LocalKind
+		name string
+	}{{alg.OneStep, "one-step"}, {alg.GDSteps, "gd-steps"}}
+	// participation names Fed-α-NormEC's two regimes: Bernoulli(p)
+	// sampling with 1/p reweighting (p < 1) and every client (p = 1).
+	participation = []string{"p<1", "p=1"}
 )
+
+// parseMemory reads a memory mode by name.
+func parseMemory(s string) (alg.MemoryMode, error) {
+	var names []string
+	for _, m := range memoryModes {
+		if m.String() == s {
+			return m, nil
+		}
+		names = append(names, m.String())
+	}
+	return 0, fmt.Errorf("memory %q (want one of %v)", s, names)
+}
+
+// localOperator is the local operator of a run with steps local steps
+// (each of γ/steps on a fresh minibatch), and its name in localKinds.
+func localOperator(steps int) (alg.Local, string) {
+	l := alg.Local{Kind: alg.OneStep}
+	if steps > 1 {
+		l = alg.Local{Kind: alg.GDSteps, Steps: steps}
+	}
+	for _, k := range localKinds {
+		if k.kind == l.Kind {
+			return l, k.name
+		}
+	}
+	panic(fmt.Sprintf("normec: local kind %d has no name", l.Kind))
+}
+
+// participationOf names p's regime.
+func participationOf(p float64) string {
+	if p < 1 {
+		return participation[0]
+	}
+	return participation[1]
+}
+
+// Variant names how a run's protocol departs from Algorithm 1's defaults
+// (every client updates its memory, one local step): "" for none, else
+// e.g. "memory=participants" or "T=3", joined by commas. Cell labels and
+// report settings carry it, so a variant never shares a cell with the
+// default protocol.
+func Variant(c RunConfig) string {
+	var parts []string
+	if m := c.Training.Memory; m != "" && m != alg.AllClients.String() {
+		parts = append(parts, "memory="+m)
+	}
+	if c.Training.LocalSteps > 1 {
+		parts = append(parts, "T="+strconv.Itoa(c.Training.LocalSteps))
+	}
+	return strings.Join(parts, ",")
+}
 
 // specs loads this paper's specs (embedded, or the user's --spec file).
 var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/normec", Validate: (*Spec).validate, ScaleOf: func(s *Spec) string { return s.Scale }}
@@ -193,12 +265,13 @@ func (s *Spec) validate() error {
 		return fmt.Errorf("training.local_steps %d, want ≥ 1", t.LocalSteps)
 	case !(t.Alpha >= 0) || math.IsInf(t.Alpha, 0):
 		return fmt.Errorf("training.alpha %v, want a finite α ≥ 0", t.Alpha)
-	case t.Memory != "all" && t.Memory != "participants":
-		return fmt.Errorf("training.memory %q (want all or participants)", t.Memory)
 	case t.ShardsPerClient < 1:
 		return fmt.Errorf("training.shards_per_client %d, want ≥ 1", t.ShardsPerClient)
 	case t.EvalEvery < 1:
 		return fmt.Errorf("training.eval_every %d, want ≥ 1", t.EvalEvery)
+	}
+	if _, err := parseMemory(t.Memory); err != nil {
+		return fmt.Errorf("training.%w", err)
 	}
 	for name, d := range s.Data {
 		if !contains(knownDatasets, name) {
@@ -266,6 +339,17 @@ func (e *Experiment) validate(s *Spec) error {
 			return fmt.Errorf("dataset %s has no data: entry", d)
 		}
 	}
+	if e.Memory != "" {
+		if _, err := parseMemory(e.Memory); err != nil {
+			return err
+		}
+		if e.Method != "normec" {
+			return fmt.Errorf("memory applies to Fed-α-NormEC only, not %s", e.Method)
+		}
+	}
+	if e.LocalSteps < 0 {
+		return fmt.Errorf("local_steps %d, want ≥ 1 (or unset)", e.LocalSteps)
+	}
 	if contains(e.Models, "mlp") && e.Hidden < 1 {
 		return fmt.Errorf("model mlp needs hidden ≥ 1")
 	}
@@ -301,9 +385,26 @@ func labelOK(s string) bool {
 func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // CellLabel is the result path of a configuration:
-// dataset/model/split/method/noise/p=…/beta=…/gamma=….
+// dataset/model/split/method/noise/p=…/beta=…/gamma=…, followed by
+// /Variant(c) when the protocol departs from Algorithm 1's defaults.
 func CellLabel(c RunConfig) string {
-	return fmt.Sprintf("%s/%s/%s/%s/%s/p=%s/beta=%s/gamma=%s", c.Dataset, c.Model, c.Split, c.Method, c.Noise, num(c.P), num(c.Beta), num(c.Gamma))
+	l := fmt.Sprintf("%s/%s/%s/%s/%s/p=%s/beta=%s/gamma=%s", c.Dataset, c.Model, c.Split, c.Method, c.Noise, num(c.P), num(c.Beta), num(c.Gamma))
+	if v := Variant(c); v != "" {
+		l += "/" + v
+	}
+	return l
+}
+
+// training is the spec's training protocol with the experiment's
+// overrides.
+func (e *Experiment) training(t Training) Training {
+	if e.Memory != "" {
+		t.Memory = e.Memory
+	}
+	if e.LocalSteps > 0 {
+		t.LocalSteps = e.LocalSteps
+	}
+	return t
 }
 
 // Plan expands the spec into runs over the datasets available says are
@@ -332,7 +433,7 @@ func (s *Spec) Plan(available func(dataset string) bool) ([]runner.Run, error) {
 								for _, g := range e.Gammas {
 									cfg := RunConfig{
 										Experiment: e.Name, Dataset: ds, Data: s.Data[ds], Model: m, Split: sp,
-										Training: s.Training, Method: e.Method, Noise: nz, Sigma: sigma,
+										Training: e.training(s.Training), Method: e.Method, Noise: nz, Sigma: sigma,
 										P: p, Beta: b, Gamma: g, Privacy: s.Privacy, Gate: e.Gate,
 									}
 									if m == "mlp" {

@@ -62,6 +62,9 @@ func TestSpecErrors(t *testing.T) {
 		{"bad noise", strings.Replace(string(base), "noises: [formula, none, calibrated]", "noises: [formula, loud]", 1), `unknown "loud"`},
 		{"fedavg p", strings.Replace(string(base), "    ps: [1]\n", "    ps: [0.5]\n", 1), "p = 1"},
 		{"overlap", strings.Replace(string(base), "experiments:\n", "experiments:\n"+strings.Replace(block, "name: normec_logreg", "name: again", 1), 1), "both plan"},
+		{"bad memory", strings.Replace(string(base), "    memory: participants\n", "    memory: some\n", 1), `memory "some"`},
+		{"fedavg memory", strings.Replace(string(base), "    method: fedavg\n", "    method: fedavg\n    memory: participants\n", 1), "Fed-α-NormEC only"},
+		{"bad spec memory", strings.Replace(string(base), "  memory: all\n", "  memory: none\n", 1), `training.memory "none"`},
 	} {
 		_, err := specs.Decode("smoke.yaml", []byte(tc.edit), "smoke")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -101,5 +104,49 @@ func TestNoiseSigma(t *testing.T) {
 	}
 	if _, err := NoiseSigma("loud", 1, 1, 300, pr); err == nil {
 		t.Error("unknown noise accepted")
+	}
+}
+
+// TestVariantCells checks that an experiment's memory and local-steps
+// overrides reach its runs and label their cells, and leave the other
+// experiments' runs on the spec's protocol.
+func TestVariantCells(t *testing.T) {
+	s, err := LoadSpec("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.Plan(func(ds string) bool { return ds == "fashion-mnist" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range runs {
+		c := r.Config.(RunConfig)
+		var e *Experiment
+		for i := range s.Experiments {
+			if s.Experiments[i].Name == r.Experiment {
+				e = &s.Experiments[i]
+			}
+		}
+		wantMem, wantT := s.Training.Memory, s.Training.LocalSteps
+		if e.Memory != "" {
+			wantMem = e.Memory
+		}
+		if e.LocalSteps > 0 {
+			wantT = e.LocalSteps
+		}
+		if c.Training.Memory != wantMem || c.Training.LocalSteps != wantT {
+			t.Errorf("%s: memory %q, %d local steps; want %q, %d", r.ID(), c.Training.Memory, c.Training.LocalSteps, wantMem, wantT)
+		}
+		v := Variant(c)
+		seen[v] = true
+		if v != "" && !strings.HasSuffix(r.Cell, "/"+v) || v == "" && strings.Contains(r.Cell, "memory=") {
+			t.Errorf("%s: cell %q, variant %q", r.ID(), r.Cell, v)
+		}
+	}
+	for _, v := range []string{"", "memory=participants", "T=3"} {
+		if !seen[v] {
+			t.Errorf("no smoke run of variant %q", v)
+		}
 	}
 }
