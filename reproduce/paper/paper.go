@@ -3,8 +3,9 @@
 // execute one (Exec), how to turn results into reports/<paper>/ (Report),
 // and which final metrics the golden gate watches (Gates).
 //
-// Reproduce, Compare and UpdateGolden are the generic flows behind
-// `fedrepro reproduce`, `fedrepro compare` and `make golden`.
+// Reproduce, Merge, Compare and UpdateGolden are the generic flows behind
+// `fedrepro reproduce`, `fedrepro report`, `fedrepro compare` and
+// `make golden`; ShardLoads is behind `fedrepro plan`.
 package paper
 
 import (
@@ -12,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -22,10 +24,14 @@ import (
 
 // Options are the user's choices for one invocation.
 type Options struct {
-	Scale      string
-	Workers    int
-	Shard      int // 1-based; with Shards ≤ 1 everything runs
-	Shards     int
+	Scale   string
+	Workers int
+	Shard   int // 1-based; with Shards ≤ 1 everything runs
+	Shards  int
+	// ShardPlan is a runner.ShardPlan file (`fedrepro plan --out`): the
+	// measured costs every task of an array balances with, and the digest
+	// of the plan they must all share ("" = the cost model alone).
+	ShardPlan  string
 	DataDir    string // user-supplied datasets ("" = defaults)
 	SharedDir  string // the project's ../shared (released upstream data)
 	ResultsDir string // default "results"
@@ -69,6 +75,10 @@ type Paper struct {
 	Report func(o Options, results []*runner.Result) error
 	// Gates are the final metrics the golden gate compares.
 	Gates []gate.Metric
+	// Cost estimates a run's relative cost from its configuration (the
+	// paper's work proxy, e.g. rounds × clients × epochs × examples ×
+	// parameters); shards are balanced by it. nil counts runs as equal.
+	Cost runner.CostFunc
 	// Describe lists the experiments of a scale.
 	Describe func(scale string) ([]Experiment, error)
 }
@@ -135,17 +145,59 @@ func (p *Paper) Normalize(o Options) (Options, error) {
 // ErrIncomplete is returned when results are missing for a report.
 var ErrIncomplete = errors.New("results incomplete")
 
+// planned returns the runs of o's scale, restricted to o.Experiments.
+func (p *Paper) planned(o Options) ([]runner.Run, error) {
+	runs, err := p.Plan(o)
+	if err != nil {
+		return nil, err
+	}
+	return filterExperiments(runs, o.Experiments)
+}
+
+// PlanCosts returns the measured costs of o.ShardPlan (none without one),
+// after checking that the file was made for this paper and scale and that
+// this process plans the same runs.
+func (p *Paper) PlanCosts(o Options) (map[string]float64, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := p.planned(o)
+	if err != nil {
+		return nil, err
+	}
+	return p.measured(o, runs)
+}
+
+func (p *Paper) measured(o Options, runs []runner.Run) (map[string]float64, error) {
+	if o.ShardPlan == "" {
+		return nil, nil
+	}
+	sp, err := runner.ReadShardPlan(o.ShardPlan)
+	if err != nil {
+		return nil, err
+	}
+	if sp.Paper != p.Name || sp.Scale != o.Scale {
+		return nil, fmt.Errorf("%s: a plan for %s/%s, not %s/%s", o.ShardPlan, sp.Paper, sp.Scale, p.Name, o.Scale)
+	}
+	if err := sp.Check(o.ShardPlan, runs); err != nil {
+		return nil, err
+	}
+	return sp.Measured, nil
+}
+
 // Execute plans the scale and runs what is missing (one shard of it).
 func (p *Paper) Execute(ctx context.Context, o Options) ([]runner.Run, runner.Summary, error) {
 	o, err := p.Normalize(o)
 	if err != nil {
 		return nil, runner.Summary{}, err
 	}
-	runs, err := p.Plan(o)
+	runs, err := p.planned(o)
 	if err != nil {
 		return nil, runner.Summary{}, err
 	}
-	if runs, err = filterExperiments(runs, o.Experiments); err != nil {
+	measured, err := p.measured(o, runs)
+	if err != nil {
 		return nil, runner.Summary{}, err
 	}
 	fn, err := p.Exec(o)
@@ -154,6 +206,7 @@ func (p *Paper) Execute(ctx context.Context, o Options) ([]runner.Run, runner.Su
 	}
 	sum, err := runner.Execute(ctx, runs, fn, runner.Options{
 		Dir: o.ResultsDir, Workers: o.Workers, Shard: o.Shard, Shards: o.Shards, Force: o.Force, Progress: o.Progress,
+		Cost: p.Cost, Measured: measured,
 	})
 	return runs, sum, err
 }
@@ -174,7 +227,7 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 		return sum, err
 	}
 	if o.Shards > 1 {
-		o.Logf("shard %d/%d done (%d runs, %d reused); run without --shard once every shard has finished to write the report", o.Shard, o.Shards, sum.Ran, sum.Skipped)
+		o.Logf("shard %d/%d done (%d runs, %d reused); once every shard has finished, `fedrepro report --paper %s --scale %s` writes the report", o.Shard, o.Shards, sum.Ran, sum.Skipped, p.Name, o.Scale)
 		return sum, nil
 	}
 	results, missing, err := runner.Load(runs, o.ResultsDir)
@@ -189,6 +242,120 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 		return sum, fmt.Errorf("%w: %d of %d runs have no result (first: %s)", ErrIncomplete, len(missing), len(runs), missing[0].ID())
 	}
 	return sum, p.Report(o, results)
+}
+
+// MergeSummary is what Merge found.
+type MergeSummary struct {
+	Runs    int          // planned runs of the scale
+	Present int          // results found with the planned configuration
+	Missing []runner.Run // planned runs without a usable result, in plan order
+	// Stale counts the missing runs whose result file exists but was made
+	// for another configuration (the spec or code changed since).
+	Stale int
+}
+
+// Merge writes the report of the scale from the results present in
+// o.ResultsDir, and never runs anything: it does not even build the run
+// function. When a planned run has no result (a shard failed, was
+// cancelled, or never ran) it returns ErrIncomplete naming how many and the
+// first few, and writes nothing.
+func (p *Paper) Merge(o Options) (MergeSummary, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return MergeSummary{}, err
+	}
+	if len(o.Experiments) > 0 {
+		return MergeSummary{}, fmt.Errorf("the report covers every experiment of the scale; drop --experiment")
+	}
+	runs, err := p.Plan(o)
+	if err != nil {
+		return MergeSummary{}, err
+	}
+	results, missing, err := runner.Load(runs, o.ResultsDir)
+	if err != nil {
+		return MergeSummary{}, err
+	}
+	ms := MergeSummary{Runs: len(runs), Present: len(results), Missing: missing}
+	for _, r := range missing {
+		if _, err := os.Stat(r.Path(o.ResultsDir)); err == nil {
+			ms.Stale++
+		}
+	}
+	if len(missing) > 0 {
+		stale := ""
+		if ms.Stale > 0 {
+			stale = fmt.Sprintf(", %d of them stored for another configuration", ms.Stale)
+		}
+		cells, ncells := runner.FormatCells(missing, 4)
+		return ms, fmt.Errorf("%w: %d of %d runs of %s/%s (%d cells) have no result in %s%s: %s; nothing was written — rerun the shards that hold them (`fedrepro plan … --list` names them; a resubmitted shard skips finished runs)",
+			ErrIncomplete, len(missing), len(runs), p.Name, o.Scale, ncells, o.ResultsDir, stale, cells)
+	}
+	return ms, p.Report(o, results)
+}
+
+// ShardLoad is one shard's share of a partition.
+type ShardLoad struct {
+	Shard int          // 1-based
+	Runs  []runner.Run // in plan order
+	Cost  float64      // estimated, in model units or seconds (see Measured)
+	// Measured counts the shard's runs whose cost is a measurement.
+	Measured int
+}
+
+// ShardLoads returns the partition of the scale's runs (restricted to
+// o.Experiments) into n shards that Execute uses, with measured the costs
+// of earlier results (nil: the cost model alone).
+func (p *Paper) ShardLoads(o Options, n int, measured map[string]float64) ([]ShardLoad, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := p.planned(o)
+	if err != nil {
+		return nil, err
+	}
+	costs, err := runner.Costs(runs, p.Cost, measured)
+	if err != nil {
+		return nil, err
+	}
+	shards, loads := runner.Partition(runs, costs, n)
+	hashes := map[string]bool{}
+	for h := range measured {
+		hashes[h] = true
+	}
+	out := make([]ShardLoad, n)
+	for s, idx := range shards {
+		out[s] = ShardLoad{Shard: s + 1, Cost: loads[s]}
+		for _, k := range idx {
+			out[s].Runs = append(out[s].Runs, runs[k])
+			if h, _ := runs[k].ConfigHash(); hashes[h] {
+				out[s].Measured++
+			}
+		}
+	}
+	return out, nil
+}
+
+// NewShardPlan records the measured costs of the results present in
+// o.ResultsDir and the digest of the scale's plan, for `--shard-plan`.
+func (p *Paper) NewShardPlan(o Options) (*runner.ShardPlan, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := p.planned(o)
+	if err != nil {
+		return nil, err
+	}
+	d, err := runner.PlanDigest(runs)
+	if err != nil {
+		return nil, err
+	}
+	m, err := runner.MeasuredCosts(runs, o.ResultsDir)
+	if err != nil {
+		return nil, err
+	}
+	return &runner.ShardPlan{Paper: p.Name, Scale: o.Scale, Runs: len(runs), Digest: d, Measured: m}, nil
 }
 
 // GoldenPath is golden/<paper>/<scale>/results.json under root.
