@@ -54,6 +54,10 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	fit, err := p.FitCosts(o, measured)
+	if err != nil {
+		return err
+	}
 	unit := "model units (" + p.Name + "'s cost model; only ratios matter)"
 	if len(measured) > 0 {
 		unit = "estimated CPU seconds (measured costs, the cost model scaled to them elsewhere)"
@@ -82,7 +86,7 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 			rows = append(rows, row)
 		}
 		return writeJSON(stdout, map[string]any{"paper": p.Name, "scale": o.Scale, "shards": *shards, "runs": nruns,
-			"measured": nmeasured, "unit": unit, "total_cost": total, "max_over_mean": ratio, "plan_file": *out, "loads": rows})
+			"measured": nmeasured, "unit": unit, "fit": map[string]any{"configs": fit.Configs, "log_corr": fit.LogCorr, "p10": fit.Low, "p90": fit.Hi, "seconds_per_unit": fit.SecPerU}, "total_cost": total, "max_over_mean": ratio, "plan_file": *out, "loads": rows})
 	}
 	fmt.Fprintf(stdout, "%s/%s: %d runs in %d shards (%d with measured costs); cost in %s\n", p.Name, o.Scale, nruns, *shards, nmeasured, unit)
 	fmt.Fprintf(stdout, "%6s %6s %12s %7s\n", "shard", "runs", "est. cost", "share")
@@ -95,6 +99,9 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "max/mean %.3f\n", ratio)
+	if fit.Configs >= 2 {
+		fmt.Fprintf(stdout, "cost model vs %d measured configurations: log-log correlation %.3f; measured/model within ×%.2f–×%.2f of its median (10th–90th percentile)\n", fit.Configs, fit.LogCorr, fit.Low, fit.Hi)
+	}
 	if *out != "" {
 		fmt.Fprintf(stdout, "wrote %s (pass it to every task: reproduce --shard auto --shard-plan %s)\n", *out, strings.ReplaceAll(*out, " ", "\\ "))
 	}

@@ -37,6 +37,7 @@ func init() {
 			return x.run, nil
 		},
 		Report:   writeReport,
+		Cost:     runCost,
 		Gates:    Gates,
 		Describe: describe,
 	})

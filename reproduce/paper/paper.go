@@ -13,10 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
@@ -448,4 +451,59 @@ func filterExperiments(runs []runner.Run, names []string) ([]runner.Run, error) 
 		}
 	}
 	return out, nil
+}
+
+// CostFit says how well the paper's cost model predicts measured costs:
+// over the distinct configurations of the scale that have a measurement,
+// the correlation of log(model) with log(measured seconds), and the 10th
+// and 90th percentiles of measured/model divided by their median (1, 1
+// when one factor explains every measurement).
+type CostFit struct {
+	Configs int
+	LogCorr float64
+	Low, Hi float64
+	SecPerU float64 // median seconds per model unit
+}
+
+// FitCosts compares the cost model with measured costs (config hash →
+// seconds) on the runs of o's scale.
+func (p *Paper) FitCosts(o Options, measured map[string]float64) (CostFit, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return CostFit{}, err
+	}
+	runs, err := p.planned(o)
+	if err != nil {
+		return CostFit{}, err
+	}
+	model, err := runner.Costs(runs, p.Cost, nil)
+	if err != nil {
+		return CostFit{}, err
+	}
+	seen := map[string]bool{}
+	var lx, ly, ratio []float64
+	for k, r := range runs {
+		h, err := r.ConfigHash()
+		if err != nil {
+			return CostFit{}, err
+		}
+		s, ok := measured[h]
+		if !ok || !(s > 0) || seen[h] {
+			continue
+		}
+		seen[h] = true
+		lx = append(lx, math.Log(model[k]))
+		ly = append(ly, math.Log(s))
+		ratio = append(ratio, s/model[k])
+	}
+	f := CostFit{Configs: len(lx)}
+	if len(lx) < 2 {
+		return f, nil
+	}
+	f.LogCorr = stat.Correlation(lx, ly, nil)
+	sort.Float64s(ratio)
+	f.SecPerU = stat.Quantile(0.5, stat.Empirical, ratio, nil)
+	f.Low = stat.Quantile(0.1, stat.Empirical, ratio, nil) / f.SecPerU
+	f.Hi = stat.Quantile(0.9, stat.Empirical, ratio, nil) / f.SecPerU
+	return f, nil
 }
