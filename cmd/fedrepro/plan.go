@@ -41,19 +41,28 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		sp.Shards = *shards
 		if err := runner.WriteShardPlan(*out, sp); err != nil {
 			return err
 		}
 		measured = sp.Measured
+		o.Log = nil // the plan's notes (data not found, …) were printed once
 	} else if o.ShardPlan != "" {
-		if measured, err = p.PlanCosts(o); err != nil {
+		sp, err := p.PlanCosts(o)
+		if err != nil {
 			return err
 		}
+		if sp.Shards > 0 && sp.Shards != *shards {
+			return fmt.Errorf("%s: a plan for %d shards, not %d", o.ShardPlan, sp.Shards, *shards)
+		}
+		measured = sp.Measured
+		o.Log = nil
 	}
 	loads, err := p.ShardLoads(o, *shards, measured)
 	if err != nil {
 		return err
 	}
+	o.Log = nil
 	fit, err := p.FitCosts(o, measured)
 	if err != nil {
 		return err

@@ -157,13 +157,20 @@ func TestSlurmShardsThenReportEqualSingleProcess(t *testing.T) {
 	if code, _, errs := call(append([]string{"plan", "--shards", "3", "--results", sharded + "/res", "--out", plan}, common...)...); code != 0 {
 		t.Fatalf("plan: %s", errs)
 	}
-	task := func(id int) runSummary {
-		t.Helper()
-		for k, v := range map[string]string{"SLURM_ARRAY_TASK_ID": fmt.Sprint(id), "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "2",
-			"SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "3"} {
+	// A task of an array submitted as --array=LO-HI (no FEDREPRO_SHARD_COUNT).
+	slurmEnv := func(id, lo, hi int, count string) {
+		for k, v := range map[string]string{"SLURM_ARRAY_TASK_ID": fmt.Sprint(id), "SLURM_ARRAY_TASK_MIN": fmt.Sprint(lo), "SLURM_ARRAY_TASK_MAX": fmt.Sprint(hi),
+			"SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": fmt.Sprint(hi - lo + 1), runner.ShardCountEnv: count} {
 			t.Setenv(k, v)
 		}
-		code, out, errs := call(append([]string{"reproduce", "--shard", "auto", "--shard-plan", plan, "--results", sharded + "/res", "--workers", "1", "--json"}, common...)...)
+	}
+	reproduce := func() (int, string, string) {
+		return call(append([]string{"reproduce", "--shard", "auto", "--shard-plan", plan, "--results", sharded + "/res", "--workers", "1", "--json"}, common...)...)
+	}
+	task := func(id int) runSummary {
+		t.Helper()
+		slurmEnv(id, 0, 2, "")
+		code, out, errs := reproduce()
 		if code != 0 || !strings.Contains(errs, fmt.Sprintf("shard %d/3 from Slurm array task %d of 0-2:1", id+1, id)) {
 			t.Fatalf("task %d: exit %d stderr %q", id, code, errs)
 		}
@@ -200,6 +207,11 @@ func TestSlurmShardsThenReportEqualSingleProcess(t *testing.T) {
 
 	// Resubmit task 1 after deleting two of its results.
 	code, out, _ := call(append([]string{"plan", "--shards", "3", "--shard-plan", plan, "--list", "--json"}, common...)...)
+	if code == 0 {
+		if c2, _, e2 := call(append([]string{"plan", "--shards", "4", "--shard-plan", plan}, common...)...); c2 != 1 || !strings.Contains(e2, "a plan for 3 shards, not 4") {
+			t.Errorf("plan with another shard count: exit %d %q", c2, e2)
+		}
+	}
 	var pl struct {
 		Loads []struct {
 			RunIDs []string `json:"run_ids"`
@@ -214,8 +226,18 @@ func TestSlurmShardsThenReportEqualSingleProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if s := task(1); s.Ran != 2 || s.Reused != len(mine)-2 {
-		t.Fatalf("resubmitted task: %+v, want 2 ran and %d reused", s, len(mine)-2)
+	// Resubmitted alone (sbatch --array=2) the task sees an array of one:
+	// without FEDREPRO_SHARD_COUNT the plan file refuses it, with it the
+	// task is shard 2/3 and reruns only the two deleted runs.
+	slurmEnv(2, 2, 2, "")
+	if code, _, errs := reproduce(); code != 1 || !strings.Contains(errs, "a plan for 3 shards, but this process runs shard 1/1") {
+		t.Fatalf("resubmission without the count: exit %d %q", code, errs)
+	}
+	slurmEnv(2, 2, 2, "3")
+	code, out, errs := reproduce()
+	var s runSummary
+	if err := json.Unmarshal([]byte(out), &s); code != 0 || err != nil || s.Ran != 2 || s.Reused != len(mine)-2 {
+		t.Fatalf("resubmitted task: exit %d %q %+v, want 2 ran and %d reused", code, errs, s, len(mine)-2)
 	}
 }
 

@@ -157,10 +157,10 @@ func (p *Paper) planned(o Options) ([]runner.Run, error) {
 	return filterExperiments(runs, o.Experiments)
 }
 
-// PlanCosts returns the measured costs of o.ShardPlan (none without one),
-// after checking that the file was made for this paper and scale and that
-// this process plans the same runs.
-func (p *Paper) PlanCosts(o Options) (map[string]float64, error) {
+// PlanCosts reads o.ShardPlan (nil without one) after checking that the
+// file was made for this paper and scale and that this process plans the
+// same runs.
+func (p *Paper) PlanCosts(o Options) (*runner.ShardPlan, error) {
 	o, err := p.Normalize(o)
 	if err != nil {
 		return nil, err
@@ -169,10 +169,10 @@ func (p *Paper) PlanCosts(o Options) (map[string]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.measured(o, runs)
+	return p.shardPlan(o, runs)
 }
 
-func (p *Paper) measured(o Options, runs []runner.Run) (map[string]float64, error) {
+func (p *Paper) shardPlan(o Options, runs []runner.Run) (*runner.ShardPlan, error) {
 	if o.ShardPlan == "" {
 		return nil, nil
 	}
@@ -186,7 +186,7 @@ func (p *Paper) measured(o Options, runs []runner.Run) (map[string]float64, erro
 	if err := sp.Check(o.ShardPlan, runs); err != nil {
 		return nil, err
 	}
-	return sp.Measured, nil
+	return sp, nil
 }
 
 // Execute plans the scale and runs what is missing (one shard of it).
@@ -199,9 +199,16 @@ func (p *Paper) Execute(ctx context.Context, o Options) ([]runner.Run, runner.Su
 	if err != nil {
 		return nil, runner.Summary{}, err
 	}
-	measured, err := p.measured(o, runs)
+	sp, err := p.shardPlan(o, runs)
 	if err != nil {
 		return nil, runner.Summary{}, err
+	}
+	var measured map[string]float64
+	if sp != nil {
+		if sp.Shards > 0 && sp.Shards != o.Shards {
+			return nil, runner.Summary{}, fmt.Errorf("%s: a plan for %d shards, but this process runs shard %d/%d (a Slurm task resubmitted alone needs %s=%d)", o.ShardPlan, sp.Shards, o.Shard, o.Shards, runner.ShardCountEnv, sp.Shards)
+		}
+		measured = sp.Measured
 	}
 	fn, err := p.Exec(o)
 	if err != nil {

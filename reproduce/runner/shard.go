@@ -27,21 +27,29 @@ import (
 // for every run of a paper). Only ratios between runs matter.
 type CostFunc func(Run) float64
 
-// ShardCountEnv is the variable that carries the number of shards next to
-// Kubernetes' JOB_COMPLETION_INDEX: Kubernetes exports the index of a pod of
-// an Indexed Job but not the Job's completions, so the manifest sets it.
+// ShardCountEnv is the variable that carries the number of shards when the
+// engine does not: Kubernetes exports the index of a pod of an Indexed Job
+// but not the Job's completions, so the manifest sets it; and a Slurm task
+// resubmitted on its own (sbatch --array=5) sees an array of one task, so
+// the sbatch script sets it to the original array's size.
 const ShardCountEnv = "FEDREPRO_SHARD_COUNT"
 
 // ResolveShard turns the --shard flag into (i, n), 1-based: "" is 1/1 (no
 // sharding), "i/n" is explicit, and "auto" reads the cluster engine's
 // variables through getenv:
 //
-//   - Slurm job arrays: SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_MIN,
-//     SLURM_ARRAY_TASK_STEP and SLURM_ARRAY_TASK_COUNT. The shard is the
-//     task's position in the array, (ID − MIN)/STEP + 1, so --array=1-8,
-//     --array=0-7 and --array=10-24:2 all give shards 1..n. An index list
-//     that is not an evenly stepped range (--array=1,2,9) cannot be mapped
-//     and is an error, as is a missing variable.
+//   - Slurm job arrays, with FEDREPRO_SHARD_COUNT = n set: the shard is
+//     SLURM_ARRAY_TASK_ID itself, tasks being numbered 1..n, so any subset
+//     of the tasks can be submitted or resubmitted (--array=1-8, then
+//     --array=3,7 for two failed ones); this is how deploy/slurm runs.
+//   - Slurm job arrays without it: SLURM_ARRAY_TASK_ID with
+//     SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_STEP and
+//     SLURM_ARRAY_TASK_COUNT; the shard is the task's position in the
+//     array, (ID − MIN)/STEP + 1, so --array=1-8, --array=0-7 and
+//     --array=10-24:2 all give shards 1..n. An index list that is not an
+//     evenly stepped range (--array=1,2,9) cannot be mapped and is an
+//     error, as is a missing variable. (A task resubmitted alone then
+//     counts as an array of one: set FEDREPRO_SHARD_COUNT for that.)
 //   - Kubernetes Indexed Jobs: JOB_COMPLETION_INDEX (0-based) with
 //     FEDREPRO_SHARD_COUNT, which the manifest sets to the Job's
 //     completions.
@@ -53,6 +61,9 @@ func ResolveShard(spec string, getenv func(string) string) (i, n int, source str
 		return i, n, "--shard " + spec, err
 	}
 	if id := getenv("SLURM_ARRAY_TASK_ID"); id != "" {
+		if cs := getenv(ShardCountEnv); cs != "" {
+			return slurmNumbered(id, cs)
+		}
 		return slurmShard(id, getenv)
 	}
 	if idx := getenv("JOB_COMPLETION_INDEX"); idx != "" {
@@ -77,6 +88,18 @@ func slurmShard(id string, getenv func(string) string) (int, int, string, error)
 		return 0, 0, "", fmt.Errorf("--shard auto: %s: the array's indices are not an evenly stepped range min-max:step, so a task cannot tell its shard; submit with --array=1-N", src)
 	}
 	return (task-lo)/step + 1, count, src, nil
+}
+
+func slurmNumbered(id, cs string) (int, int, string, error) {
+	task, err := strconv.Atoi(id)
+	n, nerr := strconv.Atoi(cs)
+	if err != nil || nerr != nil || n < 1 {
+		return 0, 0, "", fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID=%q with %s=%q: want integers, n ≥ 1", id, ShardCountEnv, cs)
+	}
+	if task < 1 || task > n {
+		return 0, 0, "", fmt.Errorf("--shard auto: SLURM_ARRAY_TASK_ID=%d outside 1..%d: with %s=%d the array's tasks are numbered 1..%d (sbatch --array=1-%d)", task, n, ShardCountEnv, n, n, n)
+	}
+	return task, n, fmt.Sprintf("Slurm array task %d, numbered 1..%d by %s", task, n, ShardCountEnv), nil
 }
 
 func kubeShard(idx string, getenv func(string) string) (int, int, string, error) {
@@ -241,8 +264,12 @@ func PlanDigest(runs []Run) (string, error) {
 // results still compute the same partition. Digest guards against a task
 // whose plan differs (other code, other data on its node).
 type ShardPlan struct {
-	Paper  string `json:"paper"`
-	Scale  string `json:"scale"`
+	Paper string `json:"paper"`
+	Scale string `json:"scale"`
+	// Shards is the array size the plan was made for (0: any); a task
+	// that resolves another count (a task resubmitted without
+	// FEDREPRO_SHARD_COUNT counts itself as an array of one) is refused.
+	Shards int    `json:"shards,omitempty"`
 	Runs   int    `json:"runs"`
 	Digest string `json:"digest"`
 	// Measured maps config hashes to the median CPU seconds of their

@@ -51,6 +51,9 @@ func TestResolveShard(t *testing.T) {
 		{"slurm list 1,2,9", "auto", slurm(9, 1, 9, 1, 3), 0, 0, "not an evenly stepped range"},
 		{"slurm missing count", "auto", env("SLURM_ARRAY_TASK_ID", "2", "SLURM_ARRAY_TASK_MIN", "1", "SLURM_ARRAY_TASK_MAX", "3", "SLURM_ARRAY_TASK_STEP", "1"), 0, 0, "SLURM_ARRAY_TASK_COUNT"},
 		{"slurm off-step task", "auto", slurm(2, 1, 7, 2, 4), 0, 0, "not an evenly stepped range"},
+		{"slurm numbered", "auto", withEnv(slurm(5, 5, 5, 1, 1), ShardCountEnv, "8"), 5, 8, ""},
+		{"slurm numbered list", "auto", withEnv(slurm(9, 1, 9, 1, 3), ShardCountEnv, "9"), 9, 9, ""},
+		{"slurm numbered out of range", "auto", withEnv(slurm(0, 0, 7, 1, 8), ShardCountEnv, "8"), 0, 0, "outside 1..8"},
 		{"kubernetes first", "auto", env("JOB_COMPLETION_INDEX", "0", ShardCountEnv, "3"), 1, 3, ""},
 		{"kubernetes last", "auto", env("JOB_COMPLETION_INDEX", "2", ShardCountEnv, "3"), 3, 3, ""},
 		{"kubernetes no count", "auto", env("JOB_COMPLETION_INDEX", "0"), 0, 0, ShardCountEnv},
@@ -93,6 +96,15 @@ func TestSlurmTasksCoverShards(t *testing.T) {
 		if len(seen) != count {
 			t.Fatalf("array %d-%d:%d covers %d of %d shards", a.lo, a.hi, a.step, len(seen), count)
 		}
+	}
+}
+
+func withEnv(base func(string) string, k, v string) func(string) string {
+	return func(name string) string {
+		if name == k {
+			return v
+		}
+		return base(name)
 	}
 }
 
