@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 
@@ -24,8 +25,8 @@ func (c *commonFlags) merge() mergeFlags {
 		results: c.results, reports: c.reports, spec: c.spec, jsonOut: c.jsonOut}
 }
 
-func cmdReport(args []string, stdout, stderr io.Writer) error {
-	var m mergeFlags
+// reportFlags defines the flags of `fedrepro report`.
+func reportFlags(m *mergeFlags, stderr io.Writer) *flag.FlagSet {
 	fs := newFlagSet("report", stderr)
 	fs.StringVar(&m.paper, "paper", "", "paper: "+fmt.Sprint(knownPapers))
 	fs.StringVar(&m.scale, "scale", "", "scale: smoke, default or paper (default: the paper's default)")
@@ -35,7 +36,12 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&m.reports, "reports", "reports", "reports directory")
 	fs.StringVar(&m.spec, "spec", "", "YAML spec replacing the scale's built-in one (use the shards' value)")
 	fs.BoolVar(&m.jsonOut, "json", false, "print a JSON summary instead of text")
-	if err := parseFlags(fs, args); err != nil {
+	return fs
+}
+
+func cmdReport(args []string, stdout, stderr io.Writer) error {
+	var m mergeFlags
+	if err := parseFlags(reportFlags(&m, stderr), args); err != nil {
 		return err
 	}
 	return mergeReport(m, stdout, stderr)

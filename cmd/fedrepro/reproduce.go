@@ -89,10 +89,16 @@ func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
-func cmdReproduce(args []string, stdout, stderr io.Writer) error {
-	var c commonFlags
+// reproduceFlags defines the flags of `fedrepro reproduce`.
+func reproduceFlags(stderr io.Writer) (*commonFlags, *flagSet, *bool) {
+	c := new(commonFlags)
 	fs := c.bind("reproduce", stderr, true)
 	noRun := fs.Bool("no-run", false, "run nothing: write the report from the results present, or fail listing the missing runs (as `fedrepro report`)")
+	return c, fs, noRun
+}
+
+func cmdReproduce(args []string, stdout, stderr io.Writer) error {
+	c, fs, noRun := reproduceFlags(stderr)
 	if err := parseFlags(fs.FlagSet, args); err != nil {
 		return err
 	}
