@@ -74,6 +74,6 @@ resubmit=$state/$paper-$scale.resubmit
   echo "FEDREPRO=$(q "$bin")sbatch $(q "${array_opts[@]:1}")--array=\"\$TASKS\" $(q "$here/fedrepro-array.sbatch" "${task_args[@]}")"
   echo "FEDREPRO=$(q "$bin")sbatch $(q "${merge_opts[@]:1}")$(q "$here/fedrepro-merge.sbatch" "$paper" "$scale" "$results" "$reports" "${planflags[@]}")"
 } >"$resubmit"
-echo "array job: $array (tasks 1-$shards, $cpus CPUs each; logs in $state/logs)"
+echo "array job: $array (tasks 1-$shards, --cpus-per-task=$cpus; logs in $state/logs)"
 echo "merge job: $merge (after every task succeeds; report in $reports/$paper)"
 echo "to resubmit failed tasks and the merge: see $resubmit"
