@@ -18,9 +18,9 @@ func init() {
 
 // commonFlags are shared by reproduce and compare.
 type commonFlags struct {
-	paper, scale, shard, dataDir, sharedDir, results, reports, spec, experiments string
-	workers                                                                      int
-	force, jsonOut                                                               bool
+	paper, scale, shard, shardPlan, dataDir, sharedDir, results, reports, spec, experiments string
+	workers                                                                                 int
+	force, jsonOut                                                                          bool
 }
 
 func (c *commonFlags) bind(fsName string, stderr io.Writer, withReports bool) *flagSet {
@@ -28,7 +28,8 @@ func (c *commonFlags) bind(fsName string, stderr io.Writer, withReports bool) *f
 	fs.StringVar(&c.paper, "paper", "", "paper to run: "+fmt.Sprint(knownPapers))
 	fs.StringVar(&c.scale, "scale", "", "scale: smoke, default or paper (default: the paper's default)")
 	fs.IntVar(&c.workers, "workers", 0, "parallel runs (default: all cores)")
-	fs.StringVar(&c.shard, "shard", "", "run only shard i/n (1-based), e.g. 2/8, for job arrays")
+	fs.StringVar(&c.shard, "shard", "", "run only shard i/n (1-based, e.g. 2/8) of a cost-balanced partition, or `auto`: the shard of this Slurm array task (SLURM_ARRAY_TASK_*) or Kubernetes Indexed Job pod (JOB_COMPLETION_INDEX with "+runner.ShardCountEnv+")")
+	fs.StringVar(&c.shardPlan, "shard-plan", "", "plan file written by `fedrepro plan --out` (measured costs all shards balance with)")
 	fs.StringVar(&c.dataDir, "data-dir", "", "directory with user-supplied datasets (MNIST, CIFAR, FEMNIST, upstream data/)")
 	fs.StringVar(&c.sharedDir, "shared-dir", defaultShared(), "the project's shared/ folder (released upstream data)")
 	fs.StringVar(&c.results, "results", "results", "results directory")
@@ -60,12 +61,15 @@ func (c *commonFlags) options(stderr io.Writer) (*paper.Paper, paper.Options, er
 	if c.workers < 0 {
 		return nil, paper.Options{}, usagef("--workers %d: must be ≥ 0", c.workers)
 	}
-	i, n, err := runner.ParseShard(c.shard)
+	i, n, source, err := runner.ResolveShard(c.shard, os.Getenv)
 	if err != nil {
 		return nil, paper.Options{}, usageError{err.Error()}
 	}
+	if c.shard == "auto" {
+		fmt.Fprintf(stderr, "shard %d/%d from %s\n", i, n, source)
+	}
 	o := paper.Options{
-		Scale: c.scale, Workers: c.workers, Shard: i, Shards: n,
+		Scale: c.scale, Workers: c.workers, Shard: i, Shards: n, ShardPlan: c.shardPlan,
 		DataDir: c.dataDir, SharedDir: c.sharedDir, ResultsDir: c.results, ReportsDir: c.reports,
 		Force: c.force, Log: stderr, SpecFile: c.spec,
 	}
@@ -85,11 +89,24 @@ func interruptible() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt)
 }
 
-func cmdReproduce(args []string, stdout, stderr io.Writer) error {
-	var c commonFlags
+// reproduceFlags defines the flags of `fedrepro reproduce`.
+func reproduceFlags(stderr io.Writer) (*commonFlags, *flagSet, *bool) {
+	c := new(commonFlags)
 	fs := c.bind("reproduce", stderr, true)
+	noRun := fs.Bool("no-run", false, "run nothing: write the report from the results present, or fail listing the missing runs (as `fedrepro report`)")
+	return c, fs, noRun
+}
+
+func cmdReproduce(args []string, stdout, stderr io.Writer) error {
+	c, fs, noRun := reproduceFlags(stderr)
 	if err := parseFlags(fs.FlagSet, args); err != nil {
 		return err
+	}
+	if *noRun {
+		if c.shard != "" || c.force || c.experiments != "" || c.workers != 0 || c.shardPlan != "" {
+			return usagef("--no-run only writes the report: it takes no --shard, --shard-plan, --force, --experiment or --workers")
+		}
+		return mergeReport(c.merge(), stdout, stderr)
 	}
 	p, o, err := c.options(stderr)
 	if err != nil {

@@ -42,6 +42,7 @@ func init() {
 		Describe:   describe,
 		Components: components,
 		Uses:       uses,
+		Cost:       runCost,
 	})
 }
 

@@ -32,6 +32,7 @@ func init() {
 			return x.run, nil
 		},
 		Report: writeReport,
+		Cost:   runCost,
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.02}, // two accuracy points
 		},

@@ -41,6 +41,7 @@ func init() {
 		Describe:   describe,
 		Components: components,
 		Uses:       uses,
+		Cost:       runCost,
 	})
 }
 

@@ -3,8 +3,9 @@
 // execute one (Exec), how to turn results into reports/<paper>/ (Report),
 // and which final metrics the golden gate watches (Gates).
 //
-// Reproduce, Compare and UpdateGolden are the generic flows behind
-// `fedrepro reproduce`, `fedrepro compare` and `make golden`.
+// Reproduce, Merge, Compare and UpdateGolden are the generic flows behind
+// `fedrepro reproduce`, `fedrepro report`, `fedrepro compare` and
+// `make golden`; ShardLoads is behind `fedrepro plan`.
 package paper
 
 import (
@@ -13,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,16 +23,22 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/datasets"
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // Options are the user's choices for one invocation.
 type Options struct {
-	Scale      string
-	Workers    int
-	Shard      int // 1-based; with Shards ≤ 1 everything runs
-	Shards     int
+	Scale   string
+	Workers int
+	Shard   int // 1-based; with Shards ≤ 1 everything runs
+	Shards  int
+	// ShardPlan is a runner.ShardPlan file (`fedrepro plan --out`): the
+	// measured costs every task of an array balances with, and the digest
+	// of the plan they must all share ("" = the cost model alone).
+	ShardPlan  string
 	DataDir    string // user-supplied datasets ("" = defaults)
 	SharedDir  string // the project's ../shared (released upstream data)
 	CacheDir   string // downloaded data (reproduce/datasets; default .cache)
@@ -75,6 +83,10 @@ type Paper struct {
 	Report func(o Options, results []*runner.Result) error
 	// Gates are the final metrics the golden gate compares.
 	Gates []gate.Metric
+	// Cost estimates a run's relative cost from its configuration (the
+	// paper's work proxy, e.g. rounds × clients × epochs × examples ×
+	// parameters); shards are balanced by it. nil counts runs as equal.
+	Cost runner.CostFunc
 	// Describe lists the experiments of a scale.
 	Describe func(scale string) ([]Experiment, error)
 	// AuditData returns the data folder the paper's audits read (nil: the
@@ -196,18 +208,67 @@ func (p *Paper) Normalize(o Options) (Options, error) {
 // ErrIncomplete is returned when results are missing for a report.
 var ErrIncomplete = errors.New("results incomplete")
 
+// planned returns the runs of o's scale, restricted to o.Experiments.
+func (p *Paper) planned(o Options) ([]runner.Run, error) {
+	runs, err := p.Plan(o)
+	if err != nil {
+		return nil, err
+	}
+	return filterExperiments(runs, o.Experiments)
+}
+
+// PlanCosts reads o.ShardPlan (nil without one) after checking that the
+// file was made for this paper and scale and that this process plans the
+// same runs.
+func (p *Paper) PlanCosts(o Options) (*runner.ShardPlan, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := p.planned(o)
+	if err != nil {
+		return nil, err
+	}
+	return p.shardPlan(o, runs)
+}
+
+func (p *Paper) shardPlan(o Options, runs []runner.Run) (*runner.ShardPlan, error) {
+	if o.ShardPlan == "" {
+		return nil, nil
+	}
+	sp, err := runner.ReadShardPlan(o.ShardPlan)
+	if err != nil {
+		return nil, err
+	}
+	if sp.Paper != p.Name || sp.Scale != o.Scale {
+		return nil, fmt.Errorf("%s: a plan for %s/%s, not %s/%s", o.ShardPlan, sp.Paper, sp.Scale, p.Name, o.Scale)
+	}
+	if err := sp.Check(o.ShardPlan, runs); err != nil {
+		return nil, err
+	}
+	return sp, nil
+}
+
 // Execute plans the scale and runs what is missing (one shard of it).
 func (p *Paper) Execute(ctx context.Context, o Options) ([]runner.Run, runner.Summary, error) {
 	o, err := p.Normalize(o)
 	if err != nil {
 		return nil, runner.Summary{}, err
 	}
-	runs, err := p.Plan(o)
+	runs, err := p.planned(o)
 	if err != nil {
 		return nil, runner.Summary{}, err
 	}
-	if runs, err = filterExperiments(runs, o.Experiments); err != nil {
+	sp, err := p.shardPlan(o, runs)
+	if err != nil {
 		return nil, runner.Summary{}, err
+	}
+	var measured map[string]float64
+	if sp != nil {
+		if sp.Shards > 0 && sp.Shards != o.Shards {
+			return nil, runner.Summary{}, fmt.Errorf("%s: a plan for %d shards, but this process runs shard %d/%d (a Slurm task resubmitted alone needs %s=%d)", o.ShardPlan, sp.Shards, o.Shard, o.Shards, runner.ShardCountEnv, sp.Shards)
+		}
+		measured = sp.Measured
 	}
 	fn, err := p.Exec(o)
 	if err != nil {
@@ -215,6 +276,7 @@ func (p *Paper) Execute(ctx context.Context, o Options) ([]runner.Run, runner.Su
 	}
 	sum, err := runner.Execute(ctx, runs, fn, runner.Options{
 		Dir: o.ResultsDir, Workers: o.Workers, Shard: o.Shard, Shards: o.Shards, Force: o.Force, Progress: o.Progress,
+		Cost: p.Cost, Measured: measured,
 	})
 	return runs, sum, err
 }
@@ -235,7 +297,7 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 		return sum, err
 	}
 	if o.Shards > 1 {
-		o.Logf("shard %d/%d done (%d runs, %d reused); run without --shard once every shard has finished to write the report", o.Shard, o.Shards, sum.Ran, sum.Skipped)
+		o.Logf("shard %d/%d done (%d runs, %d reused); once every shard has finished, `fedrepro report --paper %s --scale %s` writes the report", o.Shard, o.Shards, sum.Ran, sum.Skipped, p.Name, o.Scale)
 		return sum, nil
 	}
 	results, missing, err := runner.Load(runs, o.ResultsDir)
@@ -250,6 +312,120 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 		return sum, fmt.Errorf("%w: %d of %d runs have no result (first: %s)", ErrIncomplete, len(missing), len(runs), missing[0].ID())
 	}
 	return sum, p.Report(o, results)
+}
+
+// MergeSummary is what Merge found.
+type MergeSummary struct {
+	Runs    int          // planned runs of the scale
+	Present int          // results found with the planned configuration
+	Missing []runner.Run // planned runs without a usable result, in plan order
+	// Stale counts the missing runs whose result file exists but was made
+	// for another configuration (the spec or code changed since).
+	Stale int
+}
+
+// Merge writes the report of the scale from the results present in
+// o.ResultsDir, and never runs anything: it does not even build the run
+// function. When a planned run has no result (a shard failed, was
+// cancelled, or never ran) it returns ErrIncomplete naming how many and the
+// first few, and writes nothing.
+func (p *Paper) Merge(o Options) (MergeSummary, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return MergeSummary{}, err
+	}
+	if len(o.Experiments) > 0 {
+		return MergeSummary{}, fmt.Errorf("the report covers every experiment of the scale; drop --experiment")
+	}
+	runs, err := p.Plan(o)
+	if err != nil {
+		return MergeSummary{}, err
+	}
+	results, missing, err := runner.Load(runs, o.ResultsDir)
+	if err != nil {
+		return MergeSummary{}, err
+	}
+	ms := MergeSummary{Runs: len(runs), Present: len(results), Missing: missing}
+	for _, r := range missing {
+		if _, err := os.Stat(r.Path(o.ResultsDir)); err == nil {
+			ms.Stale++
+		}
+	}
+	if len(missing) > 0 {
+		stale := ""
+		if ms.Stale > 0 {
+			stale = fmt.Sprintf(", %d of them stored for another configuration", ms.Stale)
+		}
+		cells, ncells := runner.FormatCells(missing, 4)
+		return ms, fmt.Errorf("%w: %d of %d runs of %s/%s (%d cells) have no result in %s%s: %s; nothing was written — rerun the shards that hold them (`fedrepro plan … --list` names them; a resubmitted shard skips finished runs)",
+			ErrIncomplete, len(missing), len(runs), p.Name, o.Scale, ncells, o.ResultsDir, stale, cells)
+	}
+	return ms, p.Report(o, results)
+}
+
+// ShardLoad is one shard's share of a partition.
+type ShardLoad struct {
+	Shard int          // 1-based
+	Runs  []runner.Run // in plan order
+	Cost  float64      // estimated, in model units or seconds (see Measured)
+	// Measured counts the shard's runs whose cost is a measurement.
+	Measured int
+}
+
+// ShardLoads returns the partition of the scale's runs (restricted to
+// o.Experiments) into n shards that Execute uses, with measured the costs
+// of earlier results (nil: the cost model alone).
+func (p *Paper) ShardLoads(o Options, n int, measured map[string]float64) ([]ShardLoad, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := p.planned(o)
+	if err != nil {
+		return nil, err
+	}
+	costs, err := runner.Costs(runs, p.Cost, measured)
+	if err != nil {
+		return nil, err
+	}
+	shards, loads := runner.Partition(runs, costs, n)
+	hashes := map[string]bool{}
+	for h := range measured {
+		hashes[h] = true
+	}
+	out := make([]ShardLoad, n)
+	for s, idx := range shards {
+		out[s] = ShardLoad{Shard: s + 1, Cost: loads[s]}
+		for _, k := range idx {
+			out[s].Runs = append(out[s].Runs, runs[k])
+			if h, _ := runs[k].ConfigHash(); hashes[h] {
+				out[s].Measured++
+			}
+		}
+	}
+	return out, nil
+}
+
+// NewShardPlan records the measured costs of the results present in
+// o.ResultsDir and the digest of the scale's plan, for `--shard-plan`.
+func (p *Paper) NewShardPlan(o Options) (*runner.ShardPlan, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := p.planned(o)
+	if err != nil {
+		return nil, err
+	}
+	d, err := runner.PlanDigest(runs)
+	if err != nil {
+		return nil, err
+	}
+	m, err := runner.MeasuredCosts(runs, o.ResultsDir)
+	if err != nil {
+		return nil, err
+	}
+	return &runner.ShardPlan{Paper: p.Name, Scale: o.Scale, Runs: len(runs), Digest: d, Measured: m}, nil
 }
 
 // GoldenPath is golden/<paper>/<scale>/results.json under root.
@@ -385,4 +561,59 @@ func filterExperiments(runs []runner.Run, names []string) ([]runner.Run, error) 
 		}
 	}
 	return out, nil
+}
+
+// CostFit says how well the paper's cost model predicts measured costs:
+// over the distinct configurations of the scale that have a measurement,
+// the correlation of log(model) with log(measured seconds), and the 10th
+// and 90th percentiles of measured/model divided by their median (1, 1
+// when one factor explains every measurement).
+type CostFit struct {
+	Configs int
+	LogCorr float64
+	Low, Hi float64
+	SecPerU float64 // median seconds per model unit
+}
+
+// FitCosts compares the cost model with measured costs (config hash →
+// seconds) on the runs of o's scale.
+func (p *Paper) FitCosts(o Options, measured map[string]float64) (CostFit, error) {
+	o, err := p.Normalize(o)
+	if err != nil {
+		return CostFit{}, err
+	}
+	runs, err := p.planned(o)
+	if err != nil {
+		return CostFit{}, err
+	}
+	model, err := runner.Costs(runs, p.Cost, nil)
+	if err != nil {
+		return CostFit{}, err
+	}
+	seen := map[string]bool{}
+	var lx, ly, ratio []float64
+	for k, r := range runs {
+		h, err := r.ConfigHash()
+		if err != nil {
+			return CostFit{}, err
+		}
+		s, ok := measured[h]
+		if !ok || !(s > 0) || seen[h] {
+			continue
+		}
+		seen[h] = true
+		lx = append(lx, math.Log(model[k]))
+		ly = append(ly, math.Log(s))
+		ratio = append(ratio, s/model[k])
+	}
+	f := CostFit{Configs: len(lx)}
+	if len(lx) < 2 {
+		return f, nil
+	}
+	f.LogCorr = stat.Correlation(lx, ly, nil)
+	sort.Float64s(ratio)
+	f.SecPerU = stat.Quantile(0.5, stat.Empirical, ratio, nil)
+	f.Low = stat.Quantile(0.1, stat.Empirical, ratio, nil) / f.SecPerU
+	f.Hi = stat.Quantile(0.9, stat.Empirical, ratio, nil) / f.SecPerU
+	return f, nil
 }

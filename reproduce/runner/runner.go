@@ -27,9 +27,15 @@ type Options struct {
 	Dir string
 	// Workers is the pool size; ≤ 0 means all cores.
 	Workers int
-	// Shard and Shards select every Shards-th run starting at Shard
-	// (1-based, 1 ≤ Shard ≤ Shards); Shards ≤ 1 runs everything.
+	// Shard and Shards select shard Shard of Shards (1-based, 1 ≤ Shard ≤
+	// Shards) of a partition balanced by estimated cost (see Partition);
+	// Shards ≤ 1 runs everything.
 	Shard, Shards int
+	// Cost estimates a run's cost for the partition (nil: all equal), and
+	// Measured refines it with measured CPU seconds by config hash (see
+	// Costs). Every task of an array must pass the same values.
+	Cost     CostFunc
+	Measured map[string]float64
 	// Force reruns runs whose results exist.
 	Force bool
 	// Progress receives a progress line (nil: silent).
@@ -64,20 +70,6 @@ type Summary struct {
 	Elapsed time.Duration
 }
 
-// SelectShard returns the runs of shard i of n (1-based), in order.
-func SelectShard(runs []Run, i, n int) []Run {
-	if n <= 1 {
-		return runs
-	}
-	var out []Run
-	for j, r := range runs {
-		if j%n == i-1 {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // Execute runs every run of the selected shard that has no stored result,
 // on a pool of workers, writing each result atomically. A failing run is
 // reported in Summary.Errors and leaves no file; the others still run.
@@ -95,7 +87,16 @@ func Execute(ctx context.Context, runs []Run, fn Func, opts Options) (Summary, e
 		}
 		seen[p] = true
 	}
-	runs = SelectShard(runs, opts.Shard, opts.Shards)
+	if opts.Shards > 1 {
+		if opts.Shard < 1 || opts.Shard > opts.Shards {
+			return Summary{}, fmt.Errorf("shard %d/%d: want 1 ≤ i ≤ n", opts.Shard, opts.Shards)
+		}
+		costs, err := Costs(runs, opts.Cost, opts.Measured)
+		if err != nil {
+			return Summary{}, err
+		}
+		runs = SelectShard(runs, costs, opts.Shard, opts.Shards)
+	}
 	sum := Summary{Total: len(runs)}
 	var todo []Run
 	for _, r := range runs {

@@ -148,7 +148,7 @@ func TestShardsPartitionTheRuns(t *testing.T) {
 	runs := toyRuns()
 	seen := map[string]int{}
 	for i := 1; i <= 5; i++ {
-		for _, r := range SelectShard(runs, i, 5) {
+		for _, r := range SelectShard(runs, nil, i, 5) {
 			seen[r.ID()]++
 		}
 	}

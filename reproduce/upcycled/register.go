@@ -29,6 +29,7 @@ func init() {
 			return x.run, nil
 		},
 		Report: writeReport,
+		Cost:   runCost,
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.01},  // one accuracy point
 			{Name: "loss", Threshold: 0.02}, // final test loss

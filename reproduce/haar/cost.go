@@ -1,0 +1,89 @@
+package haar
+
+import (
+	"math/bits"
+
+	"github.com/fedrepro/fedrepro/algorithms/model"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
+)
+
+// imageDims are the training/test sizes and the input shape of each
+// dataset before pooling (the standard splits the loaders read).
+var imageDims = map[string]struct{ train, test, side, channels int }{
+	"fashion_mnist": {60000, 10000, 28, 1},
+	"mnist":         {60000, 10000, 28, 1},
+	"cifar10":       {50000, 10000, 32, 3},
+}
+
+// runCost estimates a run's work in multiply–adds, for balancing shards.
+// With P the model's parameters, m = P padded to a power of two:
+//
+//   - training: every participant's examples × epochs per round, 3P per
+//     per-example gradient (forward, backward, clip); in the coefficient
+//     clip domain each example's norm also needs a Haar transform (≈ 4m);
+//   - privacy noise: P per DP-SGD lot (sample level) or per round (user
+//     level), 4m for a wavelet mechanism's transforms;
+//   - evaluation: P per test example, at round 0 and every eval_every
+//     rounds; the median clip rule's pass over the public set (3P each);
+//   - a fixed 5·10⁶ for building the split and the privacy accounting.
+func runCost(r runner.Run) float64 {
+	cfg, ok := r.Config.(RunConfig)
+	if !ok {
+		return 1
+	}
+	dims, ok := imageDims[cfg.Dataset]
+	if !ok {
+		return 1
+	}
+	side := dims.side >> cfg.Data.Pool
+	d := side * side * dims.channels
+	var params int
+	if cfg.Model == "mlp" {
+		params = model.NewMLP([]int{d, cfg.Hidden, 10}, 0, model.CrossEntropy).NumParams()
+	} else {
+		params = model.NewLogReg(d, 10, model.CrossEntropy).NumParams()
+	}
+	p := float64(params)
+	m := float64(uint(1) << bits.Len(uint(params-1)))
+	size := cfg.Data.ClientSize
+	if size == 0 {
+		size = (dims.train - cfg.Data.Public) / max(cfg.Data.Clients, 1)
+	}
+	clients := float64(cfg.Data.Clients)
+	wavelet := cfg.Method == "wav" || cfg.Method == "wav_literal" || cfg.Method == "wav_corrected"
+	domain := cfg.WavDomain
+	if cfg.Method == "wav_corrected" {
+		domain = cfg.CorrectedDomain
+	}
+	perExample := 3 * p
+	if wavelet && domain == "coefficient" && cfg.Level == "sample" {
+		perExample += 4 * m
+	}
+	noise := p
+	if wavelet {
+		noise = 4 * m
+	}
+	var participants, releases float64
+	if cfg.Level == "sample" {
+		participants = cfg.Frac * clients
+		lots := float64(cfg.Epochs) * float64(size) / max(cfg.Lot, 1)
+		releases = participants * lots
+	} else {
+		participants = cfg.Q * clients
+		releases = 1
+		perExample = 2 * p // plain mini-batch SGD on the clients
+	}
+	rounds := float64(cfg.Rounds)
+	train := rounds * participants * float64(cfg.Epochs) * float64(size) * perExample
+	if cfg.Method == "nonprivate" {
+		releases = 0
+	}
+	priv := rounds * releases * noise
+	test := dims.test
+	if cfg.Data.Test > 0 && cfg.Data.Test < test {
+		test = cfg.Data.Test
+	}
+	evals := rounds/float64(max(cfg.EvalEvery, 1)) + 1
+	eval := evals*float64(test)*p + float64(cfg.Data.Public)*3*p
+	return train + priv + eval + 5e6
+}

@@ -1,0 +1,73 @@
+package normec
+
+import (
+	"github.com/fedrepro/fedrepro/algorithms/model"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
+)
+
+// imageDims are each dataset's training rows and input shape before
+// pooling (the standard splits the loaders read).
+var imageDims = map[string]struct{ train, test, side, channels int }{
+	"fashion-mnist": {60000, 10000, 28, 1},
+	"cifar10":       {50000, 10000, 32, 3},
+}
+
+// runCost estimates a run's work in multiply–adds, for balancing shards.
+// With P the model's parameters and M clients, every round:
+//
+//   - the clients that update (all M with memory "all", Algorithm 1; p·M
+//     with "participants") each take local_steps minibatch gradients of
+//     batch rows, 2P + 4000 per row (a per-row overhead of the order of a
+//     small model's whole gradient, as measured for the logistic
+//     regressions here), plus 4P of vector work (normalisation, error
+//     feedback) per client;
+//   - p·M participants transmit, with σ > 0 a Gaussian draw per coordinate
+//     (P each);
+//
+// and every eval_every rounds (and at round 0) the test and training-loss
+// subsets are evaluated (P + 2000 per row); plus a fixed 10⁷ for the split
+// and the privacy accounting of the run.
+func runCost(r runner.Run) float64 {
+	cfg, ok := r.Config.(RunConfig)
+	if !ok {
+		return 1
+	}
+	dims, ok := imageDims[cfg.Dataset]
+	if !ok {
+		return 1
+	}
+	side := dims.side >> cfg.Data.Pool
+	d := side * side * dims.channels
+	var params int
+	if cfg.Model == "mlp" {
+		params = model.NewMLP([]int{d, cfg.Hidden, 10}, 0, model.CrossEntropy).NumParams()
+	} else {
+		params = model.NewLogReg(d, 10, model.CrossEntropy).NumParams()
+	}
+	p := float64(params)
+	t := cfg.Training
+	m := float64(t.Clients)
+	updating := m
+	if t.Memory == "participants" {
+		updating = cfg.P * m
+	}
+	perClient := float64(t.LocalSteps)*float64(t.Batch)*(2*p+4000) + 4*p
+	round := updating * perClient
+	if cfg.Sigma > 0 {
+		round += cfg.P * m * p
+	}
+	test := dims.test
+	if cfg.Data.Test > 0 && cfg.Data.Test < test {
+		test = cfg.Data.Test
+	}
+	trainEval := cfg.Data.TrainEval
+	if trainEval == 0 {
+		perClient := dims.train / max(t.Clients, 1)
+		if cfg.Data.PerClient > 0 {
+			perClient = min(perClient, cfg.Data.PerClient)
+		}
+		trainEval = perClient * t.Clients
+	}
+	evals := float64(t.Rounds/max(t.EvalEvery, 1) + 1)
+	return float64(t.Rounds)*round + evals*float64(test+trainEval)*(p+2000) + 1e7
+}
