@@ -167,7 +167,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fedrepro: unknown command %q (see fedrepro --help)\n", args[0])
 		return 2
 	}
-	err := c.Run(args[1:], stdout, stderr)
+	out := &countingWriter{w: stdout}
+	err := c.Run(args[1:], out, stderr)
 	var h helpRequest
 	switch {
 	case err == nil:
@@ -185,10 +186,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 	} else {
 		fmt.Fprintf(stderr, "fedrepro %s: %s\n", c.Name, msg)
 	}
-	if wantsJSON(args[1:]) {
+	if wantsJSON(args[1:]) && out.n == 0 {
 		_ = writeJSON(stdout, map[string]any{"error": msg, "command": c.Name, "exit_code": code})
 	}
 	return code
+}
+
+// countingWriter counts what a command wrote to stdout, so that a --json
+// failure adds {"error": …} only when the command printed no document of
+// its own.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
 }
 
 // wantsJSON reports whether the command line asked for JSON output (so a

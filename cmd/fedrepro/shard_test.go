@@ -109,6 +109,7 @@ func TestPlanListsAPartition(t *testing.T) {
 // The merge refuses incomplete results with the count and the first cells,
 // and writes nothing; `reproduce --no-run` is the same merge.
 func TestReportRefusesIncompleteResults(t *testing.T) {
+	n := smokeRuns(t, "fedddpm")
 	dir := t.TempDir()
 	reports := filepath.Join(dir, "reports")
 	for _, args := range [][]string{
@@ -116,7 +117,7 @@ func TestReportRefusesIncompleteResults(t *testing.T) {
 		{"reproduce", "--no-run", "--paper", "fedddpm", "--scale", "smoke", "--results", dir, "--reports", reports},
 	} {
 		code, _, errs := call(args...)
-		if code != 1 || !strings.Contains(errs, "results incomplete: 84 of 84 runs of fedddpm/smoke") || !strings.Contains(errs, "tables/mixture/shard/p0.3/fedavg (seeds 1, 2, 3, 4)") {
+		if code != 1 || !strings.Contains(errs, fmt.Sprintf("results incomplete: %d of %d runs of fedddpm/smoke", n, n)) || !strings.Contains(errs, "tables/mixture/shard/p0.3/fedavg (seeds 1, 2, 3, 4)") {
 			t.Errorf("%v: exit %d stderr %q", args[:2], code, errs)
 		}
 		if strings.Count(strings.TrimSpace(errs), "\n") > 0 {
@@ -131,7 +132,7 @@ func TestReportRefusesIncompleteResults(t *testing.T) {
 		Missing     int      `json:"missing"`
 		MissingRuns []string `json:"missing_runs"`
 	}
-	if err := json.Unmarshal([]byte(out), &sum); code != 1 || err != nil || sum.Missing != 84 || len(sum.MissingRuns) != 84 {
+	if err := json.Unmarshal([]byte(out), &sum); code != 1 || err != nil || sum.Missing != n || len(sum.MissingRuns) != n {
 		t.Errorf("--json: exit %d, %v, %+v", code, err, sum)
 	}
 	if code, _, errs := call("reproduce", "--no-run", "--paper", "fedddpm", "--shard", "1/2"); code != 2 || !strings.Contains(errs, "--no-run only writes the report") {
@@ -188,14 +189,15 @@ func TestSlurmShardsThenReportEqualSingleProcess(t *testing.T) {
 		}
 		ran += s.Ran
 	}
-	if ran != 84 {
-		t.Fatalf("tasks ran %d runs, want 84", ran)
+	n := smokeRuns(t, "fedddpm")
+	if ran != n {
+		t.Fatalf("tasks ran %d runs, want %d", ran, n)
 	}
 	if code, _, errs := call(append([]string{"report", "--results", sharded + "/res", "--reports", sharded + "/rep"}, common...)...); code != 0 {
 		t.Fatalf("report: %s", errs)
 	}
 	a, b := strippedResults(t, single+"/res"), strippedResults(t, sharded+"/res")
-	if len(a) != 84 || len(b) != 84 {
+	if len(a) != n || len(b) != n {
 		t.Fatalf("%d and %d result files", len(a), len(b))
 	}
 	for k, v := range a {
@@ -301,4 +303,22 @@ func sameTree(t *testing.T, a, b string) {
 			t.Fatalf("report file %s differs", k)
 		}
 	}
+}
+
+// smokeRuns is the number of runs of a paper's smoke scale.
+func smokeRuns(t *testing.T, name string) int {
+	t.Helper()
+	p, ok := paper.Lookup(name)
+	if !ok {
+		t.Fatalf("no paper %s", name)
+	}
+	o, err := p.Normalize(paper.Options{Scale: "smoke"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := p.Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(runs)
 }
