@@ -75,10 +75,69 @@ func poissonGaussianRDP(q, sigma, alpha float64, series FractionalSeries) float6
 	case q == 1:
 		return gaussianRDP(sigma, alpha)
 	}
-	if alpha == math.Trunc(alpha) && alpha < 1<<20 {
-		return logAInt(q, sigma, int(alpha)) / (alpha - 1)
+	inv2s2 := 1 / (2 * sigma * sigma)
+	// (α−1)·RDP ≥ α·log q + α(α−1)/(2σ²) (keep only the k = α term of
+	// A_α); when that overflows, so does the RDP: +Inf is its double value.
+	if lb := alpha*math.Log(q)/(alpha-1) + alpha*inv2s2; !(lb < 1e300) {
+		return math.Inf(1)
 	}
-	return logAFrac(q, sigma, alpha, series) / (alpha - 1)
+	if alpha == math.Trunc(alpha) && alpha < 1<<20 {
+		return math.Max(0, logAInt(q, sigma, int(alpha))/(alpha-1))
+	}
+	la := logAFrac(q, sigma, alpha, series)
+	if series == Signed && !(la >= smallLogA) {
+		// A_α − 1 is too small for the series, whose terms are of order 1,
+		// to resolve (large σ or tiny q): integrate A_α − 1 directly.
+		la = math.Log1p(math.Exp(logAm1Quad(q, sigma, alpha)))
+	}
+	return math.Max(0, la/(alpha-1))
+}
+
+// smallLogA is the log A_α below which the fractional series is replaced
+// by quadrature: the series sums terms of order one, so its absolute
+// error in A_α is ~1e-16 and A_α − 1 < 1e-6 would keep fewer than ten
+// significant digits (at σ = 1e6 it even comes out negative).
+const smallLogA = 1e-6
+
+// logAm1Quad returns log(A_α − 1) by quadrature of
+// A_α − 1 = E_{z∼N(0,σ²)}[(1 + q·u)^α − 1 − α·q·u], u = e^{(2z−1)/(2σ²)} − 1:
+// E[u] = 0, so the subtracted linear term changes nothing, and it leaves a
+// non-negative integrand (convexity of (1+x)^α) with no cancellation.
+// The integrand peaks within a few σ of 0 (small q·u) or near z = α
+// (large q·u), so [−16σ, α + 16σ] holds all but a negligible part.
+func logAm1Quad(q, sigma, alpha float64) float64 {
+	s2 := sigma * sigma
+	lq := math.Log(q)
+	logNorm := math.Log(sigma) + 0.5*math.Log(2*math.Pi)
+	lf := func(z float64) float64 {
+		y := (2*z - 1) / (2 * s2)
+		var lg float64
+		switch {
+		case y > 700: // q·u = q·e^y to double precision; (1+qu)^α dominates
+			lx := lq + y
+			lg = alpha * (lx + math.Log1p(math.Exp(-lx)))
+		default:
+			x := q * math.Expm1(y)
+			if math.Abs(x) < 1e-3 {
+				// Σ_{k≥2} C(α,k) x^k; |x| < 1e-3, so ten terms suffice.
+				c, p, g := alpha, x, 0.0
+				for k := 2; k < 12; k++ {
+					c *= (alpha - float64(k-1)) / float64(k)
+					p *= x
+					g += c * p
+				}
+				lg = math.Log(g)
+			} else if l := alpha * math.Log1p(x); l < 30 {
+				lg = math.Log(math.Expm1(l) - alpha*x)
+			} else {
+				lg = l + math.Log1p(-(1+alpha*x)*math.Exp(-l))
+			}
+		}
+		return lg - z*z/(2*s2) - logNorm
+	}
+	lo, hi := -16*sigma, alpha+16*sigma
+	panels := int(math.Min(4000, math.Ceil((hi-lo)/(sigma/2))))
+	return logIntegral(lf, lo, hi, panels)
 }
 
 // logExpm1 returns log(e^y − 1) for y > 0.
