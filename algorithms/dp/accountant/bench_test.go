@@ -40,3 +40,18 @@ func BenchmarkPLD10000Steps(b *testing.B) {
 	}
 	reportCPU(b, start)
 }
+
+func BenchmarkPRV10000Steps(b *testing.B) {
+	e := poissonSteps(0.01, 1.1, 10000)
+	start := processCPU()
+	for b.Loop() {
+		a := NewPRV(PRVOptions{})
+		if err := a.Compose(e); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.Epsilon(1e-5); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start)
+}

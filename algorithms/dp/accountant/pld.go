@@ -180,6 +180,15 @@ func (a *PLD) Epsilon(delta float64) (float64, error) {
 	return eps, nil
 }
 
+// dirEpsilon is Epsilon for direction i alone.
+func (a *PLD) dirEpsilon(i int, delta float64) (float64, error) {
+	e := a.dir[i].epsilon(delta, a.opts.Interval)
+	if math.IsInf(e, 1) {
+		return e, infinite("direction %d", i)
+	}
+	return e, nil
+}
+
 // PLDEpsilon is the one-call form: ε at δ for event e under add/remove
 // neighbouring with default options (coarsening the grid when needed, see
 // PLDEpsilonAdaptive).

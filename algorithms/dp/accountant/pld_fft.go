@@ -193,6 +193,10 @@ func (a *PLD) selfCompose(p pmf, n int) (pmf, error) {
 		}
 		tauHigh = b
 		trunc += b
+		if b >= 1 {
+			// Nothing is known below the cap: δ(ε) = 1 for every ε.
+			return pmf{p: []float64{}, inf: 1, trunc: 1}, nil
+		}
 	}
 	lo, hi := int(L), int(U)
 	span := hi - lo + 1

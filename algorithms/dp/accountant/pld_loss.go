@@ -14,7 +14,9 @@ import "math"
 // one) is set.
 type lossDist struct {
 	// eval returns P(L ≤ l), P(L > l), Q(L ≤ l), Q(L > l).
-	eval       func(l float64) (fP, sP, fQ, sQ float64)
+	eval func(l float64) (fP, sP, fQ, sQ float64)
+	// evalP returns P(L ≤ l), P(L > l) alone (cheaper; nil: use eval).
+	evalP      func(l float64) (fP, sP float64)
 	lmin, lmax float64   // support bounds (±Inf if unbounded)
 	scale      float64   // a typical spread, to start tail searches
 	centre     float64   // a typical loss
@@ -58,7 +60,8 @@ func gaussianLoss(sigma float64) lossDist {
 			fq, sq := normTails((l + m) / s)
 			return fp, sp, fq, sq
 		},
-		lmin: math.Inf(-1), lmax: math.Inf(1),
+		evalP: func(l float64) (float64, float64) { return normTails((l - m) / s) },
+		lmin:  math.Inf(-1), lmax: math.Inf(1),
 		scale: s, centre: m,
 	}
 }
@@ -114,6 +117,12 @@ func poissonGaussianAdd(q, sigma float64) lossDist {
 			fq, sq := normTails(x / sigma)
 			return fp, sp, fq, sq
 		},
+		evalP: func(l float64) (float64, float64) {
+			if l <= lmin {
+				return 0, 1
+			}
+			return mixTails(q, sigma, 1, s2*mixLogit(q, l)+0.5)
+		},
 		lmin: lmin, lmax: math.Inf(1),
 		scale: q / sigma, centre: q * q / (2 * s2),
 	}
@@ -135,6 +144,13 @@ func poissonGaussianRemove(q, sigma float64) lossDist {
 			fq, sq := mixTails(q, sigma, 1, x)
 			cp, sp := normTails(x / sigma)
 			return sp, cp, sq, fq
+		},
+		evalP: func(l float64) (float64, float64) {
+			if l >= lmax {
+				return 1, 0
+			}
+			cp, sp := normTails((s2*mixLogit(q, -l) + 0.5) / sigma)
+			return sp, cp
 		},
 		lmin: math.Inf(-1), lmax: lmax,
 		scale: q / sigma, centre: 0,
@@ -177,7 +193,8 @@ func substitutionGaussian(q, sigma float64) lossDist {
 			fq, sq := mixTails(q, sigma, -1, x)
 			return fp, sp, fq, sq
 		},
-		lmin: math.Inf(-1), lmax: math.Inf(1),
+		evalP: func(l float64) (float64, float64) { return mixTails(q, sigma, 1, inv(l)) },
+		lmin:  math.Inf(-1), lmax: math.Inf(1),
 		scale: 2 * q / sigma, centre: 0,
 	}
 }
