@@ -71,24 +71,24 @@ func leafPure(e Event, nb Neighbouring) (float64, error) {
 		if e.Q == 1 {
 			return leafPure(e.Event, nb)
 		}
-		if nb != AddRemove {
-			return 0, unsupported("pure-DP amplification by Poisson sampling is stated for add-remove neighbouring")
-		}
 		inner, err := leafPure(e.Event, nb)
 		if err != nil {
-			return inner, err
+			return inner, err // an unbounded loss stays unbounded when sampled
+		}
+		if nb != AddRemove {
+			return 0, unsupported("pure-DP amplification by Poisson sampling is stated for add-remove neighbouring")
 		}
 		return poissonLaplacePure(e.Q, inner), nil
 	case SampledWithoutReplacement:
 		if e.SampleSize == 0 {
 			return 0, nil
 		}
-		if nb != ReplaceOne {
-			return 0, unsupported("amplification by sampling without replacement holds under replace-one neighbouring")
-		}
 		inner, err := leafPure(e.Event, nb)
 		if err != nil {
 			return inner, err
+		}
+		if nb != ReplaceOne {
+			return 0, unsupported("amplification by sampling without replacement holds under replace-one neighbouring")
 		}
 		gamma := float64(e.SampleSize) / float64(e.PopulationSize)
 		return math.Log1p(gamma * math.Expm1(inner)), nil
