@@ -271,6 +271,16 @@ func unsupported(format string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, a...))
 }
 
+// Validate checks the parameters of e (recursively) and returns a
+// descriptive error for values no accountant can use; every accountant
+// calls it first.
+func Validate(e Event) error { return validate(e) }
+
+// ErrPrecision is wrapped by errors reporting that a question lies beyond
+// an accountant's numerical resolution (for example a δ so small that
+// floating-point error in the PRV's sums would dominate it).
+var ErrPrecision = errors.New("beyond numerical precision")
+
 // validate checks the parameters of e (recursively) and returns a
 // descriptive error for values no accountant can use.
 func validate(e Event) error {

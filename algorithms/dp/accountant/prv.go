@@ -443,7 +443,7 @@ func prvDiscretize(d lossDist, h float64, J int, tau float64) (m []float64, lo i
 		lHi = math.Min(b, l)
 	}
 	if lLo >= lHi {
-		return nil, 0, 0, errors.New("no mass inside the PRV domain")
+		return nil, 0, 0, fmt.Errorf("%w: no mass inside the PRV domain", ErrPrecision)
 	}
 	lo = int(math.Floor(lLo/h + 0.5))
 	hi := int(math.Floor(lHi/h + 0.5))
@@ -470,7 +470,7 @@ func prvDiscretize(d lossDist, h float64, J int, tau float64) (m []float64, lo i
 		rem = sA - sB
 	}
 	if !(rem > 0) {
-		return nil, 0, 0, errors.New("no mass inside the PRV domain")
+		return nil, 0, 0, fmt.Errorf("%w: no mass inside the PRV domain", ErrPrecision)
 	}
 	mean := 0.0
 	for i := range m {
@@ -480,7 +480,7 @@ func prvDiscretize(d lossDist, h float64, J int, tau float64) (m []float64, lo i
 	cm := truncatedMean(d, edge(lo), edge(hi+1), fA, sA, fB, sB) / rem
 	s = cm - mean
 	if !(math.Abs(s) < h/2) {
-		return nil, 0, 0, fmt.Errorf("discrete mean differs from the continuous mean by %.3g (mesh %.3g)", s, h)
+		return nil, 0, 0, fmt.Errorf("%w: discrete mean differs from the continuous mean by %.3g (mesh %.3g)", ErrPrecision, s, h)
 	}
 	return m, lo, s, nil
 }
@@ -534,7 +534,7 @@ func prvDiscretizeAtoms(d lossDist, h float64, J int) (m []float64, lo int, s fl
 		}
 	}
 	if lo > hi {
-		return nil, 0, 0, errors.New("no mass inside the PRV domain")
+		return nil, 0, 0, fmt.Errorf("%w: no mass inside the PRV domain", ErrPrecision)
 	}
 	m = make([]float64, hi-lo+1)
 	rem, cm, dm := 0.0, 0.0, 0.0
@@ -603,7 +603,7 @@ func (d prvPMF) epsilonBounds(delta, de, ee float64) ([3]float64, error) {
 	// Rounding in the FFT and the sums is ~1e-16 per point; Gopi et al.'s
 	// implementation refuses δ this close to it, and so do we.
 	if float64(len(d.p))*2.2e-16 > fin(delta)-de {
-		return inf, fmt.Errorf("PRV: δ = %g is too small for %d points of double precision (floating-point error would dominate); raise δ or the ε error", delta, len(d.p))
+		return inf, fmt.Errorf("%w: PRV: δ = %g is too small for %d points of double precision (floating-point error would dominate); raise δ or the ε error", ErrPrecision, delta, len(d.p))
 	}
 	up := math.Inf(1)
 	if x := fin(delta - de); x > 0 {
