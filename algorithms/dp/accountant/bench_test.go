@@ -55,3 +55,33 @@ func BenchmarkPRV10000Steps(b *testing.B) {
 	}
 	reportCPU(b, start)
 }
+
+// Calibration by PLD: the single-step replace-one Poisson-Gaussian cases
+// that took 19–29 s before the search started from the RDP guess and the
+// substitution loss was inverted in closed form, and the 10⁴-step case.
+func BenchmarkCalibratePLDReplaceOneSingleStep(b *testing.B) {
+	build := func(s float64) Event { return PoissonSampled{Q: 0.01, Event: Gaussian{Sigma: s}} }
+	c := Config{Kind: KindPLD, Neighbouring: ReplaceOne}
+	start := processCPU()
+	for b.Loop() {
+		for _, target := range []float64{0.1, 1, 4} {
+			if _, err := Calibrate(build, target, 1e-5, c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	reportCPU(b, start)
+}
+
+func BenchmarkCalibratePLD10000Steps(b *testing.B) {
+	build := func(s float64) Event { return poissonSteps(0.01, s, 10000) }
+	start := processCPU()
+	for b.Loop() {
+		for _, target := range []float64{0.1, 1, 4} {
+			if _, err := Calibrate(build, target, 1e-5, Config{Kind: KindPLD}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	reportCPU(b, start)
+}
