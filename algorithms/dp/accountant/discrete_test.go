@@ -66,6 +66,15 @@ func TestDiscreteGaussianExact(t *testing.T) {
 	if ro, _ := ExactEpsilon(e, 1e-6, ReplaceOne); ro != mustDG(t, 3, 4, 1e-6) {
 		t.Errorf("replace-one: %v", ro)
 	}
+	// CKS Thm 4: (Δ²/(2σ²))-zCDP, RDP α·Δ²/(2σ²); replace-one doubles Δ.
+	for _, c := range []struct {
+		nb   Neighbouring
+		want float64
+	}{{AddRemove, 2 * 4.0 / 18}, {ReplaceOne, 2 * 16.0 / 18}} {
+		if v, err := EventRDP(e, []float64{2}, c.nb); err != nil || !near(v[0], c.want, 0, 1e-14) {
+			t.Errorf("RDP(2) under %v: %v (%v), want %v", c.nb, v, err, c.want)
+		}
+	}
 	if r, _, _ := RDPEpsilon(e, 1e-6); r < exact {
 		t.Errorf("RDP %v below exact %v", r, exact)
 	}

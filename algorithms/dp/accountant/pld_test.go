@@ -120,9 +120,13 @@ func TestPLDLaplaceAndOptions(t *testing.T) {
 	}
 	// A grid too small for the losses truncates them to infinity; when
 	// that decides ε, Epsilon says so (and the adaptive form coarsens).
-	capped := NewPLD(PLDOptions{MaxPoints: 1000})
-	if err := capped.Compose(Gaussian{Sigma: 0.5}); err != nil {
+	// σ = 0.71: loss sd 1.4 against a grid of 1000 points at 1e-3.
+	capped := NewPLD(PLDOptions{MaxPoints: 1000, Interval: 1e-3})
+	if err := capped.Compose(Gaussian{Sigma: 0.71}); err != nil {
 		t.Fatal(err)
+	}
+	if p := capped.dir[0]; !(p.trunc > 0.1) || p.trunc != p.inf {
+		t.Errorf("truncated mass %v of infinity mass %v: the cut tail is truncation", p.trunc, p.inf)
 	}
 	if _, err := capped.Epsilon(1e-5); !errors.Is(err, ErrGridCap) || !strings.Contains(err.Error(), "coarser discretization") {
 		t.Errorf("grid above MaxPoints: %v, want ErrGridCap", err)

@@ -199,3 +199,22 @@ func TestPRVErrors(t *testing.T) {
 		t.Error("δ = 1e-13 accepted")
 	}
 }
+
+// TestPRVDomainAndMesh: the discretization follows Gopi et al. Thm 5.5 and
+// Remark 5.6 as implemented by the authors and Opacus — mesh
+// h = ε_err/√(k/2·log(12/δ_err)) and L = max(ε_RDP(composition, δ_err/4),
+// ε_RDP(one step, δ_err/(8k)), ε_err) + 3 — recomputed here from the RDP
+// accountant.
+func TestPRVDomainAndMesh(t *testing.T) {
+	const q, sigma, k, delta = 0.04, 1.5, 2249, 1e-5
+	de, ee := delta/1000, 0.01
+	r := prvEps(t, AddRemove, poissonSteps(q, sigma, k), delta, PRVOptions{})
+	if h := ee / math.Sqrt(k/2.0*math.Log(12/de)); !near(r.Mesh, h, 0, 1e-12) {
+		t.Errorf("mesh %v, want %v", r.Mesh, h)
+	}
+	lc, _, _ := RDPEpsilon(poissonSteps(q, sigma, k), de/4)
+	l1, _, _ := RDPEpsilon(poissonSteps(q, sigma, 1), de/(8*k))
+	if L := math.Max(math.Max(lc, l1), ee) + 3; !near(r.Domain, L, 0, 1e-12) {
+		t.Errorf("domain %v, want %v", r.Domain, L)
+	}
+}

@@ -119,3 +119,52 @@ func TestGaussianForwardDiffs(t *testing.T) {
 		}
 	}
 }
+
+// thm27Plain writes WBK Theorem 27 out for the Gaussian with noise s (in
+// units of the sensitivity) at integer α ≤ 12, with the forward
+// differences Δ_k = Σ_i C(k,i)(−1)^{k−i} e^{i(i−1)/(2s²)} summed directly
+// (well conditioned for the moderate s used here).
+func thm27Plain(gamma, s float64, alpha int) float64 {
+	eps := func(j float64) float64 { return j / (2 * s * s) }
+	binom := func(n, k int) float64 {
+		c := 1.0
+		for i := 1; i <= k; i++ {
+			c = c * float64(n-k+i) / float64(i)
+		}
+		return c
+	}
+	diff := func(k int) float64 {
+		v := 0.0
+		for i := 0; i <= k; i++ {
+			sign := 1.0
+			if (k-i)%2 == 1 {
+				sign = -1
+			}
+			v += sign * binom(k, i) * math.Exp(float64(i*(i-1))/(2*s*s))
+		}
+		return v
+	}
+	sum := 1 + gamma*gamma*binom(alpha, 2)*math.Min(4*math.Expm1(eps(2)), 2*math.Exp(eps(2)))
+	for j := 3; j <= alpha; j++ {
+		lo, hi := 2*(j/2), 2*((j+1)/2)
+		term := math.Min(4*math.Sqrt(diff(lo)*diff(hi)), 2*math.Exp(float64(j-1)*eps(float64(j))))
+		sum += math.Pow(gamma, float64(j)) * binom(alpha, j) * term
+	}
+	return math.Log(sum) / float64(alpha-1)
+}
+
+// TestWORTheorem27Formula pins the implementation to the formula written
+// out, where its forward-difference terms are the active ones.
+func TestWORTheorem27Formula(t *testing.T) {
+	for _, s := range []float64{2.5, 3.5} {
+		base := worGaussianBase(s, 12, WORTheorem27)
+		for _, gamma := range []float64{0.01, 0.1} {
+			for a := 2; a <= 12; a++ {
+				got := worRDPInt(gamma, base, a)
+				if want := thm27Plain(gamma, s, a); !near(got, want, 0, 1e-8) {
+					t.Errorf("s=%v γ=%v α=%d: %.12g, formula %.12g", s, gamma, a, got, want)
+				}
+			}
+		}
+	}
+}
