@@ -361,27 +361,6 @@ func (c *prvSetup) pldRemove(q func(*PLD) (float64, error)) (float64, error) {
 	return q(p)
 }
 
-// powSpectrum raises each coefficient to the n-th power in place; those
-// whose power underflows are set to zero.
-func powSpectrum(c []complex128, n int) {
-	if n == 1 {
-		return
-	}
-	nf := float64(n)
-	tiny := math.Exp(-1400 / nf)
-	for i, z := range c {
-		r2 := real(z)*real(z) + imag(z)*imag(z)
-		if r2 < tiny {
-			c[i] = 0
-			continue
-		}
-		rn := math.Exp(0.5 * nf * math.Log(r2))
-		th := math.Atan2(imag(z), real(z))
-		s, co := math.Sincos(math.Mod(nf*th, 2*math.Pi))
-		c[i] = complex(rn*co, rn*s)
-	}
-}
-
 // upperEpsilon is a valid upper bound on ε at δ for the domain choice:
 // the RDP accountant (improved conversion, default orders) when it
 // supports the event, else the PLD accountant. +Inf (σ = 0) is an error:
