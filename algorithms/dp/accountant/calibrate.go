@@ -6,59 +6,6 @@ import (
 	"math"
 )
 
-// Kind selects an accountant.
-type Kind int
-
-const (
-	// KindRDP is the Rényi-DP accountant (fast; loose by the conversion).
-	KindRDP Kind = iota
-	// KindPLD is the privacy-loss-distribution accountant (tight; slower).
-	KindPLD
-)
-
-// String returns "rdp" or "pld".
-func (k Kind) String() string {
-	switch k {
-	case KindRDP:
-		return "rdp"
-	case KindPLD:
-		return "pld"
-	}
-	return fmt.Sprintf("Kind(%d)", int(k))
-}
-
-// Config says how to account for an event: which accountant, and for RDP
-// the conversion, orders and series. The zero Config is RDP, improved
-// conversion, default orders, signed series, add/remove neighbouring.
-type Config struct {
-	Kind         Kind
-	Conversion   Conversion       // RDP only
-	Orders       []float64        // RDP only; nil = DefaultOrders
-	Series       FractionalSeries // RDP only
-	Neighbouring Neighbouring
-	PLD          PLDOptions // PLD only; its Neighbouring is taken from Config
-}
-
-// Epsilon returns ε at δ for event e under c, and for RDP the optimal order
-// (0 for PLD).
-func (c Config) Epsilon(e Event, delta float64) (eps, order float64, err error) {
-	switch c.Kind {
-	case KindRDP:
-		a := NewRDP(c.Orders)
-		a.Neighbouring, a.Series = c.Neighbouring, c.Series
-		if err := a.Compose(e); err != nil {
-			return 0, 0, err
-		}
-		return a.Epsilon(delta, c.Conversion)
-	case KindPLD:
-		o := c.PLD
-		o.Neighbouring = c.Neighbouring
-		eps, _, err := PLDEpsilonAdaptive(e, delta, o)
-		return eps, 0, err
-	}
-	return 0, 0, fmt.Errorf("unknown accountant kind %v", c.Kind)
-}
-
 // Calibration bounds: σ is searched in [calMinSigma, calMaxSigma].
 const (
 	calMinSigma = 1e-3
@@ -68,10 +15,17 @@ const (
 
 // Calibrate returns (to relative precision 1e-5) the smallest noise
 // multiplier σ for which build(σ) is (targetEps, delta)-DP under c: the
-// returned σ has been evaluated and meets the target (spec §E5: a binary
-// search must not return a σ whose ε exceeds the target), and
-// σ·(1 − 1e-4) does not meet it (ε is non-increasing in σ for the events of
-// this package).
+// returned σ has been evaluated and meets the target (spec §E5: a search
+// must not return a σ whose ε exceeds the target), and σ·(1 − 1e-4) does
+// not meet it (ε is non-increasing in σ for the events of this package).
+// For PRV the target applies to the upper bound (the guarantee).
+//
+// The search starts from a cheap guess (the RDP calibration, for the
+// slower accountants), brackets the answer with geometrically growing
+// steps and then narrows the bracket by the Illinois variant of regula
+// falsi on log σ, with bisection whenever that stalls, so a PLD or PRV
+// calibration costs a dozen or so evaluations near the answer instead of
+// evaluations at far-off σ with huge grids.
 //
 // A target that no σ ≤ 1e6 reaches (for example below the floor that the
 // RDP conversion and a finite order grid impose even with infinite noise)
@@ -79,67 +33,106 @@ const (
 // target already met at σ = 1e-3 returns an error too: σ is then not
 // determined by the target.
 func Calibrate(build func(sigma float64) Event, targetEps, delta float64, c Config) (float64, error) {
+	return calibrate(build, targetEps, delta, c, true)
+}
+
+func calibrate(build func(sigma float64) Event, targetEps, delta float64, c Config, useGuess bool) (float64, error) {
 	if !(targetEps > 0) || math.IsInf(targetEps, 1) {
 		return 0, fmt.Errorf("target ε = %v: want a finite value > 0", targetEps)
 	}
 	if !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("δ = %v: want 0 < δ < 1", delta)
+		return 0, errDelta(delta)
 	}
 	f := func(s float64) (float64, error) {
 		eps, _, err := c.Epsilon(build(s), delta)
-		if errors.Is(err, ErrInfinite) {
-			return math.Inf(1), nil
+		if errors.Is(err, ErrInfinite) || errors.Is(err, ErrGridCap) {
+			return math.Inf(1), nil // no (representable) bound: not met
 		}
 		return eps, err
 	}
-	meets := func(s float64) (bool, float64, error) {
-		e, err := f(s)
-		return e <= targetEps, e, err
+	guess := 1.0
+	if useGuess && (c.Kind == KindPLD || c.Kind == KindPRV) {
+		if g, err := calibrate(build, targetEps, delta, Config{Kind: KindRDP, Neighbouring: c.Neighbouring}, false); err == nil {
+			guess = g
+		} else if g, err := calibrate(build, targetEps, delta, Config{Kind: KindPLD, Neighbouring: c.Neighbouring, PLD: PLDOptions{Interval: 1e-2}}, false); err == nil {
+			guess = g
+		}
 	}
-	lo, hi := 1.0, 1.0
-	ok, e, err := meets(hi)
+	guess = math.Min(calMaxSigma, math.Max(calMinSigma, guess))
+	// Bracket: ε(lo) > target ≥ ε(hi).
+	lo, hi := guess, guess
+	e, err := f(guess)
 	if err != nil {
 		return 0, err
 	}
-	if ok {
-		for {
-			lo = hi / 2
-			if lo < calMinSigma {
-				return 0, fmt.Errorf("target ε = %g is met even at σ = %g (ε = %.4g): the noise level is not determined by this target", targetEps, hi, e)
+	var elo, ehi float64
+	if e <= targetEps {
+		ehi = e
+		for r := 1.05; ; r = math.Min(r*r, 2) {
+			s := hi / r
+			if s < calMinSigma {
+				return 0, fmt.Errorf("target ε = %g is met even at σ = %g (ε = %.4g): the noise level is not determined by this target", targetEps, hi, ehi)
 			}
-			okLo, eLo, err := meets(lo)
+			es, err := f(s)
 			if err != nil {
 				return 0, err
 			}
-			if !okLo {
+			if es > targetEps {
+				lo, elo = s, es
 				break
 			}
-			hi, e = lo, eLo
+			hi, ehi = s, es
 		}
 	} else {
-		for !ok {
-			lo = hi
-			hi *= 2
-			if hi > calMaxSigma {
-				return 0, fmt.Errorf("%w: target ε = %g at δ = %g: even σ = %g gives ε = %.4g under the %v accountant", ErrUnreachable, targetEps, delta, lo, e, c.Kind)
+		elo = e
+		for r := 1.05; ; r = math.Min(r*r, 2) {
+			s := lo * r
+			if s > calMaxSigma {
+				return 0, fmt.Errorf("%w: target ε = %g at δ = %g: even σ = %g gives ε = %.4g under the %v accountant", ErrUnreachable, targetEps, delta, lo, elo, c.Kind)
 			}
-			if ok, e, err = meets(hi); err != nil {
+			es, err := f(s)
+			if err != nil {
 				return 0, err
 			}
+			if es <= targetEps {
+				hi, ehi = s, es
+				break
+			}
+			lo, elo = s, es
 		}
 	}
-	// Invariant: ε(lo) > target ≥ ε(hi). Bisect in log space.
-	for hi/lo > 1+calRelTol {
-		mid := math.Sqrt(lo * hi)
-		okMid, _, err := meets(mid)
+	// Narrow: Illinois on g(u) = ε(e^u) − target, u = log σ.
+	ulo, uhi := math.Log(lo), math.Log(hi)
+	shi := hi // the σ evaluated at uhi (returned as is, not re-derived)
+	glo, ghi := elo-targetEps, ehi-targetEps
+	side := 0 // which end was kept last time (−1 lo, +1 hi)
+	for it := 0; uhi-ulo > math.Log1p(calRelTol) && it < 200; it++ {
+		w := uhi - ulo
+		u := 0.5 * (ulo + uhi)
+		if !math.IsInf(glo, 1) && glo > ghi && it%4 != 3 {
+			u = ulo + w*glo/(glo-ghi)
+			// stay strictly inside, at least a sliver from either end
+			u = math.Min(uhi-0.01*w, math.Max(ulo+0.01*w, u))
+		}
+		s := math.Exp(u)
+		es, err := f(s)
 		if err != nil {
 			return 0, err
 		}
-		if okMid {
-			hi = mid
+		gs := es - targetEps
+		if gs > 0 {
+			ulo, glo = u, gs
+			if side == -1 {
+				ghi /= 2 // Illinois: the hi end stagnates
+			}
+			side = -1
 		} else {
-			lo = mid
+			uhi, ghi, shi = u, gs, s
+			if side == 1 && !math.IsInf(glo, 1) {
+				glo /= 2
+			}
+			side = 1
 		}
 	}
-	return hi, nil
+	return shi, nil
 }

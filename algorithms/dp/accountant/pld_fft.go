@@ -15,29 +15,36 @@ import (
 // Fourier coefficients to the n-th power on a window chosen by Chernoff
 // bounds (as dp_accounting does), which costs two FFTs whatever n is.
 
-func nextPow2(n int) int {
+// fftSize returns the smallest length ≥ n of the form 2^k or 3·2^k (both
+// fast for gonum's FFT), so that padding wastes at most a third.
+func fftSize(n int) int {
 	if n <= 1 {
 		return 1
 	}
-	return 1 << bits.Len(uint(n-1))
+	p := 1 << bits.Len(uint(n-1)) // next power of two
+	if t := 3 * (p / 4); t >= n && p >= 4 {
+		return t
+	}
+	return p
 }
 
 // convolve returns the distribution of the sum of independent losses.
 func (a *PLD) convolve(x, y pmf) (pmf, error) {
 	inf := x.inf + y.inf - x.inf*y.inf
+	trunc := math.Min(inf, x.trunc+y.trunc)
 	if len(x.p) == 0 || len(y.p) == 0 {
-		return pmf{p: []float64{}, inf: 1}, nil
+		return pmf{p: []float64{}, inf: 1, trunc: trunc}, nil
 	}
 	if len(x.p) == 1 && x.p[0] == 1 {
-		return pmf{lo: x.lo + y.lo, p: append([]float64(nil), y.p...), inf: inf}, nil
+		return pmf{lo: x.lo + y.lo, p: append([]float64(nil), y.p...), inf: inf, trunc: trunc}, nil
 	}
 	if len(y.p) == 1 && y.p[0] == 1 {
-		return pmf{lo: x.lo + y.lo, p: append([]float64(nil), x.p...), inf: inf}, nil
+		return pmf{lo: x.lo + y.lo, p: append([]float64(nil), x.p...), inf: inf, trunc: trunc}, nil
+	}
+	if err := checkOffset(float64(x.lo) + float64(y.lo)); err != nil {
+		return pmf{}, err
 	}
 	n := len(x.p) + len(y.p) - 1
-	if n > a.opts.MaxPoints {
-		return pmf{}, fmt.Errorf("%w: composition spans %d grid points (cap %d); use a coarser discretization interval", ErrGridCap, n, a.opts.MaxPoints)
-	}
 	out := make([]float64, n)
 	if len(x.p)*len(y.p) <= 1<<16 {
 		for i, u := range x.p {
@@ -49,7 +56,7 @@ func (a *PLD) convolve(x, y pmf) (pmf, error) {
 			}
 		}
 	} else {
-		N := nextPow2(n)
+		N := fftSize(n)
 		f := a.fft(N)
 		bx := make([]float64, N)
 		copy(bx, x.p)
@@ -66,7 +73,26 @@ func (a *PLD) convolve(x, y pmf) (pmf, error) {
 			out[i] = math.Max(0, bx[i]*inv)
 		}
 	}
-	return a.truncate(pmf{lo: x.lo + y.lo, p: out, inf: inf}), nil
+	p := pmf{lo: x.lo + y.lo, p: out, inf: inf, trunc: trunc}
+	if n > a.opts.MaxPoints {
+		// Keep the lowest MaxPoints losses; the rest go to infinity.
+		high := 0.0
+		for _, v := range out[a.opts.MaxPoints:] {
+			high += v
+		}
+		p.p = out[:a.opts.MaxPoints]
+		p.inf += high
+		p.trunc += high
+	}
+	return a.truncate(p), nil
+}
+
+// checkOffset rejects grid offsets beyond the int range of the grid.
+func checkOffset(lo float64) error {
+	if !(math.Abs(lo) < maxGridIndex) {
+		return fmt.Errorf("%w: the composed losses lie %.3g grid intervals from 0; use a coarser discretization interval", ErrGridCap, lo)
+	}
+	return nil
 }
 
 // truncate drops tails of at most TailMass each: the lower tail's mass is
@@ -86,7 +112,7 @@ func (a *PLD) truncate(p pmf) pmf {
 	}
 	q := p.p[i:j]
 	q[0] += low
-	return pmf{lo: p.lo + i, p: q, inf: p.inf + high}
+	return pmf{lo: p.lo + i, p: q, inf: p.inf + high, trunc: p.trunc}
 }
 
 // selfCompose returns the n-fold convolution of p with itself.
@@ -99,20 +125,29 @@ func (a *PLD) truncate(p pmf) pmf {
 // modulo N. Mass from below the window wraps to a higher loss (pessimistic)
 // or falls outside the window; the lower-tail bound is therefore added to
 // the lowest window point. Mass from above the window may wrap to a lower
-// loss (optimistic), so the upper-tail bound is added to infinity.
+// loss (optimistic), so the upper-tail bound is added to infinity. When
+// the window exceeds MaxPoints, U is lowered to L + MaxPoints − 1 and the
+// (then larger) upper-tail bound goes to infinity as truncated mass.
 func (a *PLD) selfCompose(p pmf, n int) (pmf, error) {
 	if n == 1 {
 		return p, nil
 	}
-	inf := -math.Expm1(float64(n) * math.Log1p(-p.inf))
+	nf := float64(n)
+	inf := -math.Expm1(nf * math.Log1p(-p.inf))
+	trunc := 0.0
+	if p.inf > 0 {
+		trunc = inf * p.trunc / p.inf
+	}
 	if p.inf == 1 || len(p.p) == 0 {
-		return pmf{p: []float64{}, inf: 1}, nil
+		return pmf{p: []float64{}, inf: 1, trunc: trunc}, nil
+	}
+	if err := checkOffset(nf * float64(p.lo)); err != nil {
+		return pmf{}, err
 	}
 	if len(p.p) == 1 {
-		return pmf{lo: n * p.lo, p: []float64{math.Exp(float64(n) * math.Log(p.p[0]))}, inf: inf}, nil
+		return pmf{lo: n * p.lo, p: []float64{math.Exp(nf * math.Log(p.p[0]))}, inf: inf, trunc: trunc}, nil
 	}
 	tau := a.opts.TailMass
-	nf := float64(n)
 	// Moments of one draw in index units (relative to lo).
 	var m0, m1, m2 float64
 	logw := make([]float64, len(p.p))
@@ -124,11 +159,11 @@ func (a *PLD) selfCompose(p pmf, n int) (pmf, error) {
 	}
 	mean := m1 / m0
 	variance := math.Max(m2/m0-mean*mean, 1e-12)
-	width := len(p.p) - 1
+	width := float64(len(p.p) - 1)
 	logM := func(lam float64) float64 { return logMGF(logw, p.p, lam) }
 	lt := math.Log(1 / tau)
 	lam0 := math.Sqrt(2 * lt / (nf * variance))
-	U, L := nf*float64(width), 0.0
+	U, L := nf*width, 0.0
 	for k := -4; k <= 4; k++ {
 		lam := lam0 * math.Exp2(float64(k)/2)
 		if u := (nf*logM(lam) + lt) / lam; u < U {
@@ -138,35 +173,41 @@ func (a *PLD) selfCompose(p pmf, n int) (pmf, error) {
 			L = v
 		}
 	}
-	lo, hi := int(math.Floor(L)), int(math.Ceil(U))
-	lo = max(lo, 0)
-	hi = min(hi, n*width)
+	L = math.Max(math.Floor(L), 0)
+	U = math.Min(math.Ceil(U), nf*width)
 	tauLow, tauHigh := tau, tau
-	if lo == 0 {
+	if L == 0 {
 		tauLow = 0
 	}
-	if hi == n*width {
+	if U == nf*width {
 		tauHigh = 0
 	}
-	span := hi - lo + 1
-	if span > a.opts.MaxPoints {
-		return pmf{}, fmt.Errorf("%w: %d-fold composition spans %d grid points (cap %d); use a coarser discretization interval", ErrGridCap, n, span, a.opts.MaxPoints)
+	cap := float64(a.opts.MaxPoints)
+	if U-L+1 > cap {
+		U = L + cap - 1
+		// Chernoff bound on P(S > U) over a grid of λ, at most 1.
+		b := 1.0
+		for k := -8; k <= 8; k++ {
+			lam := lam0 * math.Exp2(float64(k)/2)
+			b = math.Min(b, math.Exp(nf*logM(lam)-lam*U))
+		}
+		tauHigh = b
+		trunc += b
+		if b >= 1 {
+			// Nothing is known below the cap: δ(ε) = 1 for every ε.
+			return pmf{p: []float64{}, inf: 1, trunc: 1}, nil
+		}
 	}
-	N := nextPow2(max(span, len(p.p)))
+	lo, hi := int(L), int(U)
+	span := hi - lo + 1
+	N := fftSize(max(span, len(p.p)))
 	f := a.fft(N)
 	buf := make([]float64, N)
 	copy(buf, p.p)
 	c := f.Coefficients(nil, buf)
-	for i, z := range c {
-		r := math.Hypot(real(z), imag(z))
-		if r == 0 {
-			continue
-		}
-		th := math.Atan2(imag(z), real(z))
-		rn := math.Exp(nf * math.Log(r))
-		s, co := math.Sincos(math.Mod(nf*th, 2*math.Pi))
-		c[i] = complex(rn*co, rn*s)
-	}
+	// |c|^n underflows (below e^{−700}) for |c|² < e^{−1400/n}: those
+	// coefficients are zero to double precision and skip the powers.
+	powSpectrum(c, n)
 	f.Sequence(buf, c)
 	out := make([]float64, span)
 	invN := 1 / float64(N)
@@ -174,7 +215,43 @@ func (a *PLD) selfCompose(p pmf, n int) (pmf, error) {
 		out[y-lo] = math.Max(0, buf[y%N]*invN)
 	}
 	out[0] += tauLow
-	return a.truncate(trimZeros(pmf{lo: n*p.lo + lo, p: out, inf: math.Min(1, inf+tauHigh)})), nil
+	return a.truncate(trimZeros(pmf{lo: n*p.lo + lo, p: out, inf: math.Min(1, inf+tauHigh), trunc: math.Min(1, trunc)})), nil
+}
+
+// powSpectrum raises each Fourier coefficient to the n-th power in place.
+// |c|^n underflows (below e^{−700}) for |c|² < e^{−1400/n}: those
+// coefficients are zero to double precision and are set to zero; the
+// others are powered by binary exponentiation (at most 2·log₂n complex
+// products, relative error ~log₂n ulps — as accurate as the polar form
+// and several times faster).
+func powSpectrum(c []complex128, n int) {
+	if n == 1 {
+		return
+	}
+	tiny := math.Exp(-1400 / float64(n))
+	for i, z := range c {
+		r2 := real(z)*real(z) + imag(z)*imag(z)
+		if r2 < tiny {
+			c[i] = 0
+			continue
+		}
+		c[i] = cpow(z, n)
+	}
+}
+
+// cpow returns z^n for n ≥ 1 by binary exponentiation.
+func cpow(z complex128, n int) complex128 {
+	out := complex(1, 0)
+	for {
+		if n&1 == 1 {
+			out *= z
+		}
+		n >>= 1
+		if n == 0 {
+			return out
+		}
+		z *= z
+	}
 }
 
 // fft returns a cached FFT plan of length n (plans cost O(n) to build).

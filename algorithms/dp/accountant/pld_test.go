@@ -3,6 +3,7 @@ package accountant
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/leanovate/gopter"
@@ -117,14 +118,27 @@ func TestPLDLaplaceAndOptions(t *testing.T) {
 			t.Errorf("options %+v accepted", o)
 		}
 	}
-	if err := NewPLD(PLDOptions{MaxPoints: 1000}).Compose(Gaussian{Sigma: 0.5}); err == nil {
-		t.Error("grid above MaxPoints accepted")
+	// A grid too small for the losses truncates them to infinity; when
+	// that decides ε, Epsilon says so (and the adaptive form coarsens).
+	// σ = 0.71: loss sd 1.4 against a grid of 1000 points at 1e-3.
+	capped := NewPLD(PLDOptions{MaxPoints: 1000, Interval: 1e-3})
+	if err := capped.Compose(Gaussian{Sigma: 0.71}); err != nil {
+		t.Fatal(err)
+	}
+	if p := capped.dir[0]; !(p.trunc > 0.1) || p.trunc != p.inf {
+		t.Errorf("truncated mass %v of infinity mass %v: the cut tail is truncation", p.trunc, p.inf)
+	}
+	if _, err := capped.Epsilon(1e-5); !errors.Is(err, ErrGridCap) || !strings.Contains(err.Error(), "coarser discretization") {
+		t.Errorf("grid above MaxPoints: %v, want ErrGridCap", err)
+	}
+	if d, _ := capped.Delta(1); d < 0.5 {
+		t.Errorf("truncated grid: δ(1) = %v should carry the truncated mass", d)
 	}
 	if _, err := NewPLD(PLDOptions{}).Epsilon(0); err == nil {
 		t.Error("δ=0 accepted")
 	}
-	if err := NewPLD(PLDOptions{}).Compose(PoissonSampled{Q: 0.1, Event: Laplace{Scale: 1}}); !errors.Is(err, ErrUnsupported) {
-		t.Errorf("Poisson-sampled Laplace: %v", err)
+	if err := NewPLD(PLDOptions{Neighbouring: ReplaceOne}).Compose(PoissonSampled{Q: 0.1, Event: Laplace{Scale: 1}}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Poisson-sampled Laplace under replace-one: %v", err)
 	}
 	// q = 0 is a no-op.
 	if e, err := PLDEpsilon(poissonSteps(0, 1, 100), 1e-5); err != nil || e != 0 {

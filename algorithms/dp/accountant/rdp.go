@@ -29,13 +29,16 @@ func DefaultOrders() []float64 {
 // on demand. Composition is exact (RDP adds); the slack is in the
 // conversion and the finite order grid.
 //
-// Set Neighbouring and Series before the first Compose.
+// Set Neighbouring, Series and WOR before the first Compose.
 type RDP struct {
 	// Neighbouring is the relation the guarantee is for (default AddRemove).
 	Neighbouring Neighbouring
 	// Series selects the fractional-order series (default Signed; see
 	// FractionalSeries).
 	Series FractionalSeries
+	// WOR selects the bound for sampling without replacement (default
+	// WORTheorem27).
+	WOR WORBound
 
 	orders    []float64
 	rdp       []float64
@@ -87,7 +90,7 @@ func (a *RDP) Compose(e Event) error {
 	if err := validate(e); err != nil {
 		return err
 	}
-	v, reason, err := eventRDP(e, a.orders, a.Neighbouring, a.Series)
+	v, reason, err := eventRDP(e, a.orders, rdpOpts{nb: a.Neighbouring, series: a.Series, wor: a.WOR})
 	if err != nil {
 		return err
 	}
@@ -150,21 +153,64 @@ func EventRDP(e Event, orders []float64, nb Neighbouring) ([]float64, error) {
 	if err := validate(e); err != nil {
 		return nil, err
 	}
-	v, _, err := eventRDP(e, orders, nb, Signed)
+	v, _, err := eventRDP(e, orders, rdpOpts{nb: nb})
 	return v, err
 }
 
+// rdpOpts are the choices an RDP computation depends on.
+type rdpOpts struct {
+	nb     Neighbouring
+	series FractionalSeries
+	wor    WORBound
+}
+
 // eventRDP computes the RDP vector of a validated event. reason is
-// non-empty when some value is +Inf and says why.
-func eventRDP(e Event, orders []float64, nb Neighbouring, series FractionalSeries) (v []float64, reason string, err error) {
+// non-empty when every value is +Inf and says why.
+func eventRDP(e Event, orders []float64, o rdpOpts) (v []float64, reason string, err error) {
+	v, reason, err = eventRDPParts(e, orders, o)
+	if err != nil || reason != "" {
+		return v, reason, err
+	}
+	all, finite := true, false
+	for i, x := range v {
+		if math.IsInf(orders[i], 1) {
+			continue // +Inf is the normal value of most events at α = ∞
+		}
+		finite = true
+		if !math.IsInf(x, 1) {
+			all = false
+		}
+	}
+	if finite && all {
+		reason = fmt.Sprintf("%v: the RDP overflows double precision at every order", e)
+	}
+	return v, reason, nil
+}
+
+func eventRDPParts(e Event, orders []float64, o rdpOpts) (v []float64, reason string, err error) {
+	nb := o.nb
 	v = make([]float64, len(orders))
+	fill := func(f func(a float64) float64) {
+		for i, a := range orders {
+			v[i] = f(a)
+		}
+	}
 	switch e := e.(type) {
 	case Gaussian:
 		s := effSigma(e.Sigma, nb)
-		for i, o := range orders {
-			v[i] = gaussianRDP(s, o)
-		}
+		fill(func(a float64) float64 { return gaussianRDP(s, a) })
 		if e.Sigma == 0 {
+			reason = "σ = 0: no noise"
+		}
+	case TreeAggregation:
+		s := effSigma(treeGaussianSigma(e), nb)
+		fill(func(a float64) float64 {
+			if math.IsInf(s, 1) {
+				return 0 // no leaves: the release ignores the data
+			}
+			return gaussianRDP(s, a)
+		})
+		if s == 0 {
 			reason = "σ = 0: no noise"
 		}
 	case Laplace:
@@ -172,47 +218,63 @@ func eventRDP(e Event, orders []float64, nb Neighbouring, series FractionalSerie
 		if nb == ReplaceOne {
 			b /= 2
 		}
-		for i, o := range orders {
-			v[i] = laplaceRDP(b, o)
-		}
+		fill(func(a float64) float64 { return laplaceRDP(b, a) })
 		if b == 0 {
 			reason = "Laplace scale 0: no noise"
 		}
 	case PoissonSampled:
-		g, ok := e.Event.(Gaussian)
-		if !ok {
-			return nil, "", unsupported("RDP of Poisson sampling is implemented for a Gaussian inner event only, not %v", e.Event)
-		}
 		if nb != AddRemove {
-			return nil, "", unsupported("RDP of a Poisson-sampled Gaussian needs add-remove neighbouring (use the PLD accountant for replace-one)")
+			return nil, "", unsupported("RDP of Poisson sampling is implemented under add-remove neighbouring only (use the PLD or PRV accountant for replace-one)")
 		}
-		for i, o := range orders {
-			v[i] = poissonGaussianRDP(e.Q, g.Sigma, o, series)
-		}
-		if g.Sigma == 0 && e.Q > 0 {
-			reason = "σ = 0: no noise"
+		switch in := e.Event.(type) {
+		case Gaussian:
+			fill(func(a float64) float64 { return poissonGaussianRDP(e.Q, in.Sigma, a, o.series) })
+			if in.Sigma == 0 && e.Q > 0 {
+				reason = "σ = 0: no noise"
+			}
+		case Laplace:
+			fill(func(a float64) float64 { return poissonLaplaceRDP(e.Q, in.Scale, a) })
+			if in.Scale == 0 && e.Q > 0 {
+				reason = "Laplace scale 0: no noise"
+			}
+		default:
+			return nil, "", unsupported("RDP of Poisson sampling is implemented for a Gaussian or Laplace inner event, not %v", e.Event)
 		}
 	case SampledWithoutReplacement:
-		g, ok := e.Event.(Gaussian)
-		if !ok {
-			return nil, "", unsupported("RDP of sampling without replacement is implemented for a Gaussian inner event only, not %v", e.Event)
-		}
 		if nb != ReplaceOne {
 			return nil, "", unsupported("sampling without replacement has an RDP bound under replace-one neighbouring only (Wang–Balle–Kasiviswanathan 2019)")
 		}
-		s := effSigma(g.Sigma, nb)
-		gamma := float64(e.SampleSize) / float64(e.PopulationSize)
-		for i, o := range orders {
-			v[i] = worGaussianRDP(gamma, s, o)
+		return worRDPVector(e, orders, o.wor)
+	case DiscreteGaussian:
+		d := float64(e.Sensitivity)
+		if nb == ReplaceOne {
+			d *= 2
 		}
-		if g.Sigma == 0 && e.SampleSize > 0 {
+		// CKS 2020 Thm 4: (Δ²/(2σ²))-zCDP, i.e. RDP ≤ α·Δ²/(2σ²).
+		fill(func(a float64) float64 { return gaussianRDP(e.Sigma/d, a) })
+		if e.Sigma == 0 {
 			reason = "σ = 0: no noise"
 		}
+	case DistributedDiscreteGaussian:
+		fill(func(a float64) float64 { return ddgRDP(e, a, nb) })
+		if e.Sigma == 0 {
+			reason = "σ = 0: no noise"
+		}
+	case ZCDP:
+		fill(func(a float64) float64 {
+			if math.IsInf(a, 1) {
+				if e.Rho == 0 && e.Xi == 0 {
+					return 0
+				}
+				return math.Inf(1)
+			}
+			return e.Xi + e.Rho*a
+		})
 	case SelfComposed:
 		if e.Count == 0 {
 			return v, "", nil
 		}
-		inner, r, err := eventRDP(e.Event, orders, nb, series)
+		inner, r, err := eventRDP(e.Event, orders, o)
 		if err != nil {
 			return nil, "", err
 		}
@@ -222,7 +284,7 @@ func eventRDP(e Event, orders []float64, nb Neighbouring, series FractionalSerie
 		reason = r
 	case Composed:
 		for _, x := range e.Events {
-			inner, r, err := eventRDP(x, orders, nb, series)
+			inner, r, err := eventRDP(x, orders, o)
 			if err != nil {
 				return nil, "", err
 			}
@@ -261,6 +323,25 @@ func laplaceRDP(b, alpha float64) float64 {
 	return l / (alpha - 1)
 }
 
+// rdpRoundoff is how far below zero an RDP value may lie and still be
+// read as 0: Rényi divergences are ≥ 0, and sums of many tiny per-step
+// values computed in floating point can end a few ulps below zero.
+const rdpRoundoff = 1e-9
+
+// cleanRDP clamps round-off below zero to 0 and rejects NaN and clearly
+// negative values.
+func cleanRDP(r, order float64) (float64, error) {
+	switch {
+	case math.IsNaN(r):
+		return 0, fmt.Errorf("RDP value NaN at order %v", order)
+	case r < -rdpRoundoff:
+		return 0, fmt.Errorf("RDP value %v at order %v: want ≥ 0", r, order)
+	case r < 0:
+		return 0, nil
+	}
+	return r, nil
+}
+
 // EpsilonFromRDP converts an RDP curve (rdp[i] at orders[i]) into the
 // smallest ε at δ over the grid, and the order achieving it.
 //
@@ -269,7 +350,8 @@ func laplaceRDP(b, alpha float64) float64 {
 // α → 1 and useless there), and ε_α = 0 when δ² ≥ 1 − e^{−r} (then the KL
 // bound δ ≤ √(1 − e^{−KL}) already gives (0, δ)). Classic (Mironov 2017):
 // ε_α = r + log(1/δ)/(α−1). An infinite order contributes its RDP value.
-// The result is clamped at 0.
+// The result is clamped at 0. Values in [−1e-9, 0) are round-off and read
+// as 0; NaN or anything lower is an error.
 func EpsilonFromRDP(orders, rdp []float64, delta float64, c Conversion) (eps, order float64, err error) {
 	if len(orders) != len(rdp) || len(orders) == 0 {
 		return 0, 0, fmt.Errorf("need one RDP value per order (got %d orders, %d values)", len(orders), len(rdp))
@@ -283,12 +365,12 @@ func EpsilonFromRDP(orders, rdp []float64, delta float64, c Conversion) (eps, or
 	best, bestOrder := math.Inf(1), 0.0
 	logDelta := math.Log(delta)
 	for i, a := range orders {
-		r := rdp[i]
 		if err := checkOrder(a); err != nil {
 			return 0, 0, err
 		}
-		if r < 0 || math.IsNaN(r) {
-			return 0, 0, fmt.Errorf("RDP value %v at order %v: want ≥ 0", r, a)
+		r, err := cleanRDP(rdp[i], a)
+		if err != nil {
+			return 0, 0, err
 		}
 		var e float64
 		switch {
@@ -332,12 +414,12 @@ func DeltaFromRDP(orders, rdp []float64, eps float64, c Conversion) (delta, orde
 	bestLog, bestOrder := 0.0, 0.0 // log δ = 0: δ = 1 is always true
 	allInf := true
 	for i, a := range orders {
-		r := rdp[i]
 		if err := checkOrder(a); err != nil {
 			return 0, 0, err
 		}
-		if r < 0 || math.IsNaN(r) {
-			return 0, 0, fmt.Errorf("RDP value %v at order %v: want ≥ 0", r, a)
+		r, err := cleanRDP(rdp[i], a)
+		if err != nil {
+			return 0, 0, err
 		}
 		if math.IsInf(r, 1) {
 			continue

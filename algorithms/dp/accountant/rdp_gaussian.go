@@ -75,10 +75,69 @@ func poissonGaussianRDP(q, sigma, alpha float64, series FractionalSeries) float6
 	case q == 1:
 		return gaussianRDP(sigma, alpha)
 	}
-	if alpha == math.Trunc(alpha) && alpha < 1<<20 {
-		return logAInt(q, sigma, int(alpha)) / (alpha - 1)
+	inv2s2 := 1 / (2 * sigma * sigma)
+	// (α−1)·RDP ≥ α·log q + α(α−1)/(2σ²) (keep only the k = α term of
+	// A_α); when that overflows, so does the RDP: +Inf is its double value.
+	if lb := alpha*math.Log(q)/(alpha-1) + alpha*inv2s2; !(lb < 1e300) {
+		return math.Inf(1)
 	}
-	return logAFrac(q, sigma, alpha, series) / (alpha - 1)
+	if alpha == math.Trunc(alpha) && alpha < 1<<20 {
+		return math.Max(0, logAInt(q, sigma, int(alpha))/(alpha-1))
+	}
+	la := logAFrac(q, sigma, alpha, series)
+	if series == Signed && !(la >= smallLogA) {
+		// A_α − 1 is too small for the series, whose terms are of order 1,
+		// to resolve (large σ or tiny q): integrate A_α − 1 directly.
+		la = math.Log1p(math.Exp(logAm1Quad(q, sigma, alpha)))
+	}
+	return math.Max(0, la/(alpha-1))
+}
+
+// smallLogA is the log A_α below which the fractional series is replaced
+// by quadrature: the series sums terms of order one, so its absolute
+// error in A_α is ~1e-16 and A_α − 1 < 1e-6 would keep fewer than ten
+// significant digits (at σ = 1e6 it even comes out negative).
+const smallLogA = 1e-6
+
+// logAm1Quad returns log(A_α − 1) by quadrature of
+// A_α − 1 = E_{z∼N(0,σ²)}[(1 + q·u)^α − 1 − α·q·u], u = e^{(2z−1)/(2σ²)} − 1:
+// E[u] = 0, so the subtracted linear term changes nothing, and it leaves a
+// non-negative integrand (convexity of (1+x)^α) with no cancellation.
+// The integrand peaks within a few σ of 0 (small q·u) or near z = α
+// (large q·u), so [−16σ, α + 16σ] holds all but a negligible part.
+func logAm1Quad(q, sigma, alpha float64) float64 {
+	s2 := sigma * sigma
+	lq := math.Log(q)
+	logNorm := math.Log(sigma) + 0.5*math.Log(2*math.Pi)
+	lf := func(z float64) float64 {
+		y := (2*z - 1) / (2 * s2)
+		var lg float64
+		switch {
+		case y > 700: // q·u = q·e^y to double precision; (1+qu)^α dominates
+			lx := lq + y
+			lg = alpha * (lx + math.Log1p(math.Exp(-lx)))
+		default:
+			x := q * math.Expm1(y)
+			if math.Abs(x) < 1e-3 {
+				// Σ_{k≥2} C(α,k) x^k; |x| < 1e-3, so ten terms suffice.
+				c, p, g := alpha, x, 0.0
+				for k := 2; k < 12; k++ {
+					c *= (alpha - float64(k-1)) / float64(k)
+					p *= x
+					g += c * p
+				}
+				lg = math.Log(g)
+			} else if l := alpha * math.Log1p(x); l < 30 {
+				lg = math.Log(math.Expm1(l) - alpha*x)
+			} else {
+				lg = l + math.Log1p(-(1+alpha*x)*math.Exp(-l))
+			}
+		}
+		return lg - z*z/(2*s2) - logNorm
+	}
+	lo, hi := -16*sigma, alpha+16*sigma
+	panels := int(math.Min(4000, math.Ceil((hi-lo)/(sigma/2))))
+	return logIntegral(lf, lo, hi, panels)
 }
 
 // logExpm1 returns log(e^y − 1) for y > 0.
@@ -96,14 +155,31 @@ func logExpm1(y float64) float64 {
 // Σ_k C(α,k)(1−q)^{α−k}q^k = 1, A_α − 1 = Σ_{k≥2} C(α,k)(1−q)^{α−k} q^k
 // (e^{(k²−k)/(2σ²)} − 1), a sum of positive terms; summing A_α − 1 rather
 // than A_α keeps full relative precision when A_α is close to 1 (small q).
+//
+// The terms are first bounded with e^y − 1 < e^y (arithmetic only); terms
+// more than e^{45} below the largest bound cannot change A_α − 1 in double
+// precision and are skipped, which leaves a few dozen exact terms at
+// large α.
 func logAInt(q, sigma float64, alpha int) float64 {
 	lq, l1q := math.Log(q), math.Log1p(-q)
 	inv2s2 := 1 / (2 * sigma * sigma)
+	bound := func(k int) float64 {
+		kf := float64(k)
+		return logBinom(alpha, k) + kf*lq + float64(alpha-k)*l1q + (kf*kf-kf)*inv2s2
+	}
+	top := math.Inf(-1)
+	for k := 2; k <= alpha; k++ {
+		top = math.Max(top, bound(k))
+	}
 	var acc logSum
 	for k := 2; k <= alpha; k++ {
+		b := bound(k)
+		if b < top-45 {
+			continue
+		}
 		kf := float64(k)
-		lt := logBinom(alpha, k) + kf*lq + float64(alpha-k)*l1q + logExpm1((kf*kf-kf)*inv2s2)
-		acc.add(lt, false)
+		y := (kf*kf - kf) * inv2s2
+		acc.add(b-y+logExpm1(y), false)
 	}
 	return logAdd(0, acc.log())
 }
@@ -162,13 +238,13 @@ func logBinom(n, k int) float64 {
 	return a - b - c
 }
 
-// addErfc adds ±e^{e}·erfc(x) to the sum. When the term is no larger than
-// the current scale it is formed in linear space (one exp, one erfc);
-// otherwise it goes through log space.
-func (a *logSum) addErfc(e, x float64, neg bool) {
+// addErfc adds ±e^{e}·f·erfc(x) (f > 0) to the sum. When the term is no
+// larger than the current scale it is formed in linear space (one exp,
+// one erfc); otherwise it goes through log space.
+func (a *logSum) addErfc(e, f, x float64, neg bool) {
 	if a.init && x < 25 {
 		if d := e - a.m; d < 700 {
-			v := math.Exp(d) * math.Erfc(x)
+			v := math.Exp(d) * f * math.Erfc(x)
 			if v <= 1 {
 				if neg {
 					v = -v
@@ -178,7 +254,7 @@ func (a *logSum) addErfc(e, x float64, neg bool) {
 			}
 		}
 	}
-	a.add(e+logErfc(x), neg)
+	a.add(e+math.Log(f)+logErfc(x), neg)
 }
 
 // logAFrac returns log A_α for fractional α > 1 by the two-sided series
@@ -213,7 +289,10 @@ func logAFrac(q, sigma, alpha float64, series FractionalSeries) float64 {
 	nhist := 0
 	histScale := math.NaN()
 	prevEst := math.NaN()
-	lc := 0.0 // log|C(α,k)|
+	// |C(α,k)| = e^{lc}·cl: the ratio recurrence runs in linear space (a
+	// multiply per term instead of a log) and is folded into lc when cl
+	// leaves [1e-100, 1e100].
+	lc, cl := 0.0, 1.0
 	neg := false
 	const maxTerms = 100000
 	for k := 0; k < maxTerms; k++ {
@@ -222,8 +301,8 @@ func logAFrac(q, sigma, alpha float64, series FractionalSeries) float64 {
 		e0 := lc + kf*lq + j*l1q + (kf*kf-kf)*inv2s2 - ln2
 		e1 := lc + j*lq + kf*l1q + (j*j-j)*inv2s2 - ln2
 		sneg := neg && series == Signed
-		acc.addErfc(e0, (kf-z0)/c, sneg)
-		acc.addErfc(e1, (z0-j)/c, sneg)
+		acc.addErfc(e0, cl, (kf-z0)/c, sneg)
+		acc.addErfc(e1, cl, (z0-j)/c, sneg)
 		if kf > alpha+1 {
 			if series == Signed {
 				if acc.m != histScale {
@@ -243,7 +322,7 @@ func logAFrac(q, sigma, alpha float64, series FractionalSeries) float64 {
 					prevEst = est
 				}
 			} else if k%4 == 0 {
-				lt := logAdd(e0+logErfc((kf-z0)/c), e1+logErfc((z0-j)/c))
+				lt := logAdd(e0+logErfc((kf-z0)/c), e1+logErfc((z0-j)/c)) + math.Log(cl)
 				la := acc.log()
 				if lt < logAm1(la)+math.Log(1e-13) || lt < la+math.Log(1e-17) {
 					return la
@@ -254,7 +333,11 @@ func logAFrac(q, sigma, alpha float64, series FractionalSeries) float64 {
 		if r < 0 {
 			neg = !neg
 		}
-		lc += math.Log(math.Abs(r))
+		cl *= math.Abs(r)
+		if cl < 1e-100 || cl > 1e100 {
+			lc += math.Log(cl)
+			cl = 1
+		}
 	}
 	return acc.log()
 }
