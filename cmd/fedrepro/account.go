@@ -10,9 +10,7 @@ import (
 	"strings"
 
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
+	"github.com/fedrepro/fedrepro/internal/texttable"
 )
 
 // `fedrepro account` states the privacy of a training run under every
@@ -43,9 +41,11 @@ const accountExamples = `  fedrepro account --n 60000 --batch-size 256 --epochs 
 
 func init() {
 	register(command{
-		Name:    "account",
-		Summary: "privacy ε (or δ) of T subsampled noise steps under every accountant, or the σ for a target ε",
-		Run:     runAccount,
+		Name:        "account",
+		Summary:     "privacy ε (or δ) of T subsampled noise steps under every accountant, or the σ for a target ε",
+		Description: accountDescription,
+		Examples:    strings.Split(strings.TrimSpace(strings.ReplaceAll(accountExamples, "\n  ", "\n")), "\n"),
+		Run:         runAccount,
 	})
 }
 
@@ -99,16 +99,7 @@ func runAccount(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&a.epsErr, "eps-error", 0.01, "PRV: allowed error in ε")
 	fs.Float64Var(&a.deltaErr, "delta-error", 0, "PRV: allowed error in δ (default δ/1000)")
 	fs.BoolVar(&a.json, "json", false, "print a JSON array, one object per accountant and conversion")
-	// Errors are one line (run prints them); the help goes to stderr only
-	// when asked for with -h.
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
 	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "usage: fedrepro account [flags]\n\n%s\n\nexamples:\n%s\n\nflags:\n", accountDescription, accountExamples)
-			fs.SetOutput(stderr)
-			fs.PrintDefaults()
-		}
 		return err
 	}
 	a.set = map[string]bool{}
@@ -501,11 +492,11 @@ func sigmaDesc(a *accountArgs) string {
 	return ""
 }
 
-// printAccount writes the description, a Markdown table (tablewriter) and
-// the notes.
+// printAccount writes the description, the table (texttable, the style of
+// every fedrepro table) and the notes.
 func printAccount(w io.Writer, p accountPlan, rows []accountRow) error {
 	fmt.Fprintln(w, p.desc)
-	header := []any{"accountant", "conversion"}
+	header := []string{"accountant", "conversion"}
 	if p.mode == modeCalibrate {
 		header = append(header, "sigma")
 	}
@@ -514,13 +505,7 @@ func printAccount(w io.Writer, p accountPlan, rows []accountRow) error {
 		q = "delta"
 	}
 	header = append(header, q, "estimate", "lower", "order")
-	tbl := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewMarkdown()),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-	)
-	tbl.Header(header...)
+	tbl := texttable.Table{Header: header}
 	var notes []string
 	for _, r := range rows {
 		val := r.Epsilon
@@ -543,16 +528,14 @@ func printAccount(w io.Writer, p accountPlan, rows []accountRow) error {
 		if conv == "" {
 			conv = "-"
 		}
-		line := []any{r.Accountant, conv}
+		line := []string{r.Accountant, conv}
 		if p.mode == modeCalibrate {
 			line = append(line, num(r.Sigma))
 		}
 		line = append(line, main, num(r.Estimate), num(r.Lower), num(r.Order))
-		if err := tbl.Append(line...); err != nil {
-			return err
-		}
+		tbl.Add(line...)
 	}
-	if err := tbl.Render(); err != nil {
+	if err := tbl.Render(w); err != nil {
 		return err
 	}
 	for _, n := range notes {

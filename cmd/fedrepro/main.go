@@ -100,7 +100,7 @@ func printUsage(w io.Writer, c command, fs *flag.FlagSet) {
 		}
 		if strings.HasPrefix(usage, required) {
 			usage = "(required) " + strings.TrimPrefix(usage, required)
-		} else if d := f.DefValue; d != "" && d != "false" && d != "0" {
+		} else if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "NaN" {
 			usage += fmt.Sprintf(" (default %s)", d)
 		}
 		lines = append(lines, [2]string{left, usage})
