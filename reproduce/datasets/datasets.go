@@ -403,3 +403,42 @@ func InstallFashionMNIST(ctx context.Context, log io.Writer) error {
 	}
 	return run("apt-get", "install", "-y", "-qq", "dataset-fashion-mnist")
 }
+
+// PinDigest is the SHA-256 of a dataset's pin list ("path hash" lines,
+// sorted): one value that names exactly which files a run read. Loading
+// verifies every file against its pin, so a run that loaded the dataset
+// read these files.
+func PinDigest(name string) string {
+	var lines []string
+	switch name {
+	case UpcycledName:
+		for _, f := range upcycledFiles() {
+			lines = append(lines, f[0]+" "+f[1])
+		}
+	case FashionMNISTName:
+		for base, sum := range data.FashionMNISTPins() {
+			lines = append(lines, base+" "+sum)
+		}
+	default:
+		return ""
+	}
+	sort.Strings(lines)
+	h := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(h[:])
+}
+
+// UsedBy lists the datasets a paper reads (Entry.Papers), for provenance.
+func UsedBy(paper string) []string {
+	var out []string
+	for _, e := range []struct {
+		name   string
+		papers []string
+	}{{UpcycledName, []string{"upcycled"}}, {FashionMNISTName, []string{"haar", "normec", "fedddpm"}}} {
+		for _, p := range e.papers {
+			if p == paper {
+				out = append(out, e.name)
+			}
+		}
+	}
+	return out
+}

@@ -31,8 +31,9 @@ func init() {
 			x := &executor{sets: newImageSets(o.DataDir)}
 			return x.run, nil
 		},
-		Report: writeReport,
-		Cost:   runCost,
+		Report:     writeReport,
+		Cost:       runCost,
+		SpecSource: specs.Source,
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.02}, // two accuracy points
 		},

@@ -10,6 +10,8 @@ package paper
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/internal/buildinfo"
 	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"gonum.org/v1/gonum/stat"
@@ -100,6 +103,30 @@ type Paper struct {
 	// gatetest.Coverage checks.
 	Components func() []string
 	Uses       func(r runner.Run) []string
+	// SpecSource returns the spec o selects (Specs.Source), whose SHA-256
+	// every result and report records.
+	SpecSource func(o Options) (string, []byte, error)
+}
+
+// Provenance is what every result and report of o records: the build
+// (module, commit, Go, platform), the SHA-256 of the spec, and the pin
+// digest of each dataset the paper reads.
+func (p *Paper) Provenance(o Options) *runner.Provenance {
+	bi := buildinfo.Get()
+	pv := &runner.Provenance{Module: bi.Module, Version: bi.Version, Commit: bi.Commit, Dirty: bi.Dirty, GoVersion: bi.GoVersion, Platform: bi.Platform}
+	if p.SpecSource != nil {
+		if _, b, err := p.SpecSource(o); err == nil {
+			h := sha256.Sum256(b)
+			pv.SpecSHA256 = hex.EncodeToString(h[:])
+		}
+	}
+	for _, d := range datasets.UsedBy(p.Name) {
+		if pv.Data == nil {
+			pv.Data = map[string]string{}
+		}
+		pv.Data[d] = datasets.PinDigest(d)
+	}
+	return pv
 }
 
 // Uncovered returns the components that no run of o.Scale exercises.
@@ -276,7 +303,7 @@ func (p *Paper) Execute(ctx context.Context, o Options) ([]runner.Run, runner.Su
 	}
 	sum, err := runner.Execute(ctx, runs, fn, runner.Options{
 		Dir: o.ResultsDir, Workers: o.Workers, Shard: o.Shard, Shards: o.Shards, Force: o.Force, Progress: o.Progress,
-		Cost: p.Cost, Measured: measured,
+		Cost: p.Cost, Measured: measured, Log: o.Log, Provenance: p.Provenance(o),
 	})
 	return runs, sum, err
 }
@@ -300,10 +327,8 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 		o.Logf("shard %d/%d done (%d runs, %d reused); once every shard has finished, `fedrepro report --paper %s --scale %s` writes the report", o.Shard, o.Shards, sum.Ran, sum.Skipped, p.Name, o.Scale)
 		return sum, nil
 	}
-	results, missing, err := runner.Load(runs, o.ResultsDir)
-	if err != nil {
-		return sum, err
-	}
+	results, missing, rej := runner.Load(runs, o.ResultsDir)
+	rej.Log(o.Log, "cannot use")
 	if len(missing) > 0 {
 		if len(o.Experiments) > 0 {
 			o.Logf("ran experiments %v; the report needs every experiment of the scale (%d runs still missing), so it was not written", o.Experiments, len(missing))
@@ -341,10 +366,8 @@ func (p *Paper) Merge(o Options) (MergeSummary, error) {
 	if err != nil {
 		return MergeSummary{}, err
 	}
-	results, missing, err := runner.Load(runs, o.ResultsDir)
-	if err != nil {
-		return MergeSummary{}, err
-	}
+	results, missing, rej := runner.Load(runs, o.ResultsDir)
+	rej.Log(o.Log, "cannot use")
 	ms := MergeSummary{Runs: len(runs), Present: len(results), Missing: missing}
 	for _, r := range missing {
 		if _, err := os.Stat(r.Path(o.ResultsDir)); err == nil {
@@ -449,9 +472,9 @@ func (p *Paper) Fresh(ctx context.Context, o Options, run bool) (*gate.Snapshot,
 			return nil, err
 		}
 	}
-	results, missing, err := runner.Load(runs, o.ResultsDir)
-	if err != nil {
-		return nil, err
+	results, missing, rej := runner.Load(runs, o.ResultsDir)
+	if rej.Count() > 0 {
+		return nil, fmt.Errorf("%w: %d stored results of %s/%s cannot be used: %s", ErrIncomplete, rej.Count(), p.Name, o.Scale, rej.String())
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%w: %d of %d runs of %s/%s have no result in %s (first: %s)", ErrIncomplete, len(missing), len(runs), p.Name, o.Scale, o.ResultsDir, missing[0].ID())

@@ -95,6 +95,9 @@ type Specs[S any] struct {
 	ScaleOf  func(*S) string
 }
 
+// Source returns the name and bytes of the spec o selects (for provenance).
+func (l Specs[S]) Source(o Options) (string, []byte, error) { return specBytes(l.FS, l.Dir, o) }
+
 // For returns the spec of o.Scale (o.SpecFile when set).
 func (l Specs[S]) For(o Options) (*S, error) {
 	return LoadSpec(l.FS, l.Dir, o, l.Validate, l.ScaleOf)

@@ -9,10 +9,11 @@ import (
 	"math"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/fedrepro/fedrepro/internal/buildinfo"
 )
 
 // Run is one unit of work: one configuration and one seed.
@@ -54,14 +55,33 @@ func (r Run) Path(root string) string {
 	return filepath.Join(root, r.Paper, r.Scale, r.Experiment, filepath.FromSlash(r.Cell), fmt.Sprintf("seed-%d.json", r.Seed))
 }
 
-// ConfigHash is a digest of the JSON encoding of Config.
+// ConfigHash is a digest of the canonical JSON of Config (Canonical), so a
+// configuration hashes alike as the paper's Go struct and as the map a
+// stored result decodes to.
 func (r Run) ConfigHash() (string, error) {
-	b, err := json.Marshal(r.Config)
+	b, err := Canonical(r.Config)
 	if err != nil {
 		return "", fmt.Errorf("run %s: config is not JSON-encodable: %w", r.ID(), err)
 	}
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8]), nil
+}
+
+// Canonical is the canonical JSON of a value: encoded, decoded with
+// numbers kept as written, encoded again — object keys sorted, numbers
+// exact — so a struct and its decoded form give the same bytes.
+func Canonical(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var back any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&back); err != nil {
+		return nil, err
+	}
+	return json.Marshal(back)
 }
 
 // Metrics maps metric names to values. Unlike a plain map it encodes NaN
@@ -156,6 +176,7 @@ type Outcome struct {
 
 // Result is the stored record of a finished run.
 type Result struct {
+	SchemaVersion int `json:"schema_version"`
 	Run
 	ConfigHash  string    `json:"config_hash"`
 	Rounds      []Metrics `json:"rounds"`
@@ -168,39 +189,17 @@ type Result struct {
 	// programs compete for the cores.
 	CPUSeconds  float64 `json:"cpu_seconds,omitempty"`
 	CodeVersion string  `json:"code_version"`
+	// Provenance: code, Go version, platform, spec and data of the run.
+	Provenance *Provenance `json:"provenance,omitempty"`
+	// Sum is the content checksum (see Checksum); a result whose content
+	// does not match it is never reused.
+	Sum string `json:"checksum"`
 }
 
 // TimingFields are the result fields that legitimately differ between two
-// executions of the same run.
-var TimingFields = []string{"wall_seconds", "cpu_seconds", "code_version"}
+// executions of the same run (the code's version and provenance may too).
+var TimingFields = []string{"wall_seconds", "cpu_seconds", "code_version", "provenance"}
 
-// CodeVersion describes the binary: the VCS revision (with "+dirty" when the
-// tree had uncommitted changes) or the module version.
-func CodeVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	var rev, modified string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	if rev == "" {
-		if bi.Main.Version != "" {
-			return bi.Main.Version
-		}
-		return "unknown"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if modified == "true" {
-		rev += "+dirty"
-	}
-	return rev
-}
+// CodeVersion describes the binary: the VCS commit (12 hex digits, with
+// "+dirty" when the tree had uncommitted changes) or the module version.
+func CodeVersion() string { return buildinfo.Get().Short() }

@@ -40,6 +40,11 @@ type Options struct {
 	Force bool
 	// Progress receives a progress line (nil: silent).
 	Progress io.Writer
+	// Log receives notes for the user: one line per reason a stored result
+	// was not reused (nil: discard).
+	Log io.Writer
+	// Provenance is recorded in every result written.
+	Provenance *Provenance
 }
 
 // ParseShard parses "i/n" with 1 ≤ i ≤ n.
@@ -99,13 +104,21 @@ func Execute(ctx context.Context, runs []Run, fn Func, opts Options) (Summary, e
 	}
 	sum := Summary{Total: len(runs)}
 	var todo []Run
+	var rej Rejections
 	for _, r := range runs {
-		if !opts.Force && haveResult(r, opts.Dir) {
-			sum.Skipped++
-			continue
+		if !opts.Force {
+			_, st, why := Check(r, opts.Dir)
+			if st == Valid {
+				sum.Skipped++
+				continue
+			}
+			if st == Stale || st == Damaged {
+				rej.Add(r, opts.Dir, why)
+			}
 		}
 		todo = append(todo, r)
 	}
+	rej.Log(opts.Log, "re-running")
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
@@ -121,7 +134,7 @@ func Execute(ctx context.Context, runs []Run, fn Func, opts Options) (Summary, e
 		go func() {
 			defer wg.Done()
 			for r := range jobs {
-				err := runOne(ctx, r, fn, opts.Dir)
+				err := runOne(ctx, r, fn, opts.Dir, opts.Provenance)
 				mu.Lock()
 				if err != nil {
 					sum.Failed++
@@ -156,18 +169,7 @@ feed:
 	return sum, nil
 }
 
-// haveResult reports whether a readable result with the run's config hash
-// is stored. A result for another configuration is not reused.
-func haveResult(r Run, dir string) bool {
-	res, err := ReadResult(r.Path(dir))
-	if err != nil {
-		return false
-	}
-	h, err := r.ConfigHash()
-	return err == nil && res.ConfigHash == h
-}
-
-func runOne(ctx context.Context, r Run, fn Func, dir string) (err error) {
+func runOne(ctx context.Context, r Run, fn Func, dir string, prov *Provenance) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("run %s panicked: %v", r.ID(), p)
@@ -190,15 +192,30 @@ func runOne(ctx context.Context, r Run, fn Func, dir string) (err error) {
 		return fmt.Errorf("run %s: no outcome", r.ID())
 	}
 	res := Result{
-		Run: r, ConfigHash: hash,
+		SchemaVersion: ResultSchema,
+		Run:           r, ConfigHash: hash,
 		Rounds: out.Rounds, Final: out.Final, Counters: out.Counters, Extra: out.Extra,
 		WallSeconds: time.Since(t0).Seconds(),
 		CodeVersion: CodeVersion(),
+		Provenance:  prov,
 	}
 	if c1, ok := threadCPU(); ok && cpuOK {
 		res.CPUSeconds = c1 - c0
 	}
+	if err := res.seal(); err != nil {
+		return fmt.Errorf("run %s: %w", r.ID(), err)
+	}
 	return WriteResult(r.Path(dir), &res)
+}
+
+// seal sets the result's content checksum.
+func (res *Result) seal() error {
+	sum, err := res.Checksum()
+	if err != nil {
+		return err
+	}
+	res.Sum = sum
+	return nil
 }
 
 // WriteResult stores res at path atomically: it writes a temporary file in
@@ -252,27 +269,23 @@ func ReadResult(path string) (*Result, error) {
 	return &res, nil
 }
 
-// Load reads the results of the given runs from dir. Missing results are
-// listed in missing (not an error: a shard may not have run yet).
-func Load(runs []Run, dir string) (results []*Result, missing []Run, err error) {
+// Load reads the results of the given runs from dir, verified as Execute
+// verifies them before reuse (Check). A run without a reusable result is in
+// missing — not an error: a shard may not have run yet — and rej says why
+// each stored file that exists was not used.
+func Load(runs []Run, dir string) (results []*Result, missing []Run, rej *Rejections) {
+	rej = &Rejections{}
 	for _, r := range runs {
-		res, rerr := ReadResult(r.Path(dir))
-		if errors.Is(rerr, os.ErrNotExist) {
+		res, st, why := Check(r, dir)
+		switch st {
+		case Valid:
+			results = append(results, res)
+		case Absent:
 			missing = append(missing, r)
-			continue
-		}
-		if rerr != nil {
-			return nil, nil, rerr
-		}
-		h, herr := r.ConfigHash()
-		if herr != nil {
-			return nil, nil, herr
-		}
-		if res.ConfigHash != h {
+		default:
 			missing = append(missing, r)
-			continue
+			rej.Add(r, dir, why)
 		}
-		results = append(results, res)
 	}
-	return results, missing, nil
+	return results, missing, rej
 }

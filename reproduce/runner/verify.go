@@ -1,0 +1,180 @@
+package runner
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+)
+
+// ResultSchema is the version of the result file format: 2 added the
+// content checksum and the provenance.
+const ResultSchema = 2
+
+// Provenance records which code, platform, spec and data produced a result
+// (and, in its header, a report).
+type Provenance struct {
+	Module    string `json:"module"`
+	Version   string `json:"version"`
+	Commit    string `json:"commit"`
+	Dirty     bool   `json:"dirty,omitempty"`
+	GoVersion string `json:"go_version"`
+	Platform  string `json:"platform"` // GOOS/GOARCH
+	// SpecSHA256 is the SHA-256 of the spec file the plan came from.
+	SpecSHA256 string `json:"spec_sha256,omitempty"`
+	// Data maps each dataset present to the digest of its pinned files.
+	Data map[string]string `json:"data,omitempty"`
+}
+
+// Checksum is the SHA-256 of a result's content: its run (paper, scale,
+// experiment, cell, seed, configuration), configuration hash, curve, final
+// metrics, counters and extra data — everything but timing and
+// provenance, so two executions of one run have the same checksum, and any
+// edit of what a table reads changes it.
+func (res *Result) Checksum() (string, error) {
+	content := struct {
+		Run
+		ConfigHash string    `json:"config_hash"`
+		Rounds     []Metrics `json:"rounds"`
+		Final      Metrics   `json:"final"`
+		Counters   Counters  `json:"counters"`
+		Extra      any       `json:"extra,omitempty"`
+	}{res.Run, res.ConfigHash, res.Rounds, res.Final, res.Counters, res.Extra}
+	b, err := Canonical(content)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:]), nil
+}
+
+// Status is what Check found for a run's stored result.
+type Status int
+
+const (
+	// Valid: the stored result is this run's, unedited; it may be reused.
+	Valid Status = iota
+	// Absent: no result file.
+	Absent
+	// Stale: a well-formed result for another configuration of the run
+	// (the spec changed since it was written).
+	Stale
+	// Damaged: the file cannot be trusted (unreadable, truncated, edited,
+	// written by an older format, or naming another run).
+	Damaged
+)
+
+// Check reads the stored result of r under dir and decides whether it can
+// be reused: it must decode, carry this run's identity, a configuration
+// equal to the planned one (its own hash recomputed from its own config,
+// and equal to the run's), and a content checksum that matches. reason
+// explains any status but Valid and Absent in a few words.
+func Check(r Run, dir string) (res *Result, st Status, reason string) {
+	path := r.Path(dir)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, Absent, ""
+	}
+	if err != nil {
+		return nil, Damaged, "unreadable: " + err.Error()
+	}
+	// Integrity is checked on the file decoded with exact numbers; the
+	// result handed back is decoded as usual (floats), as readers expect.
+	var got Result
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&got); err != nil || d.More() {
+		return nil, Damaged, "not a valid result file (truncated or garbage)"
+	}
+	if got.SchemaVersion != ResultSchema {
+		return nil, Damaged, fmt.Sprintf("written by another result format (schema %d, this code writes %d)", got.SchemaVersion, ResultSchema)
+	}
+	if got.Paper != r.Paper || got.Scale != r.Scale || got.Experiment != r.Experiment || got.Cell != r.Cell || got.Seed != r.Seed {
+		return nil, Damaged, fmt.Sprintf("holds another run (%s/%s/%s)", got.Paper, got.Scale, got.ID())
+	}
+	own, err := hashOf(got.Config)
+	if err != nil || own != got.ConfigHash {
+		return nil, Damaged, "its configuration does not match its config_hash (edited)"
+	}
+	sum, err := got.Checksum()
+	if err != nil || sum != got.Sum {
+		return nil, Damaged, "its content does not match its checksum (edited)"
+	}
+	want, err := r.ConfigHash()
+	if err != nil {
+		return nil, Damaged, err.Error()
+	}
+	if got.ConfigHash != want {
+		return nil, Stale, "stored for another configuration"
+	}
+	var out Result
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, Damaged, "not a valid result file (truncated or garbage)"
+	}
+	return &out, Valid, ""
+}
+
+// hashOf is ConfigHash of a decoded configuration.
+func hashOf(cfg any) (string, error) { return Run{Config: cfg}.ConfigHash() }
+
+// Rejections collects why stored results were not reused, to report them
+// in one line per reason.
+type Rejections struct {
+	byReason map[string][]string
+}
+
+// Add records that the result of r was not reused for reason.
+func (j *Rejections) Add(r Run, dir, reason string) {
+	if j.byReason == nil {
+		j.byReason = map[string][]string{}
+	}
+	j.byReason[reason] = append(j.byReason[reason], r.Path(dir))
+}
+
+// Count is the number of rejected results.
+func (j *Rejections) Count() int {
+	n := 0
+	for _, ps := range j.byReason {
+		n += len(ps)
+	}
+	return n
+}
+
+// Lines returns one line per reason: how many results, the first file.
+func (j *Rejections) Lines(verb string) []string {
+	reasons := make([]string, 0, len(j.byReason))
+	for r := range j.byReason {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	var out []string
+	for _, r := range reasons {
+		ps := j.byReason[r]
+		sort.Strings(ps)
+		more := ""
+		if len(ps) > 1 {
+			more = fmt.Sprintf(" and %d more", len(ps)-1)
+		}
+		out = append(out, fmt.Sprintf("%s %d stored result(s) — %s: %s%s", verb, len(ps), r, ps[0], more))
+	}
+	return out
+}
+
+// Log writes Lines to w (nothing when w is nil or nothing was rejected).
+func (j *Rejections) Log(w io.Writer, verb string) {
+	if w == nil {
+		return
+	}
+	for _, l := range j.Lines(verb) {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// String joins Lines.
+func (j *Rejections) String() string { return strings.Join(j.Lines("rejected"), "; ") }
