@@ -66,10 +66,7 @@ func mergeReport(m mergeFlags, stdout, stderr io.Writer) error {
 	if err != nil && !errors.Is(err, paper.ErrIncomplete) {
 		return err
 	}
-	rp := ""
-	if err == nil {
-		rp = reportPath(o, p.Name, 1)
-	}
+	rp := ms.Report
 	if m.jsonOut {
 		missing := make([]string, 0, len(ms.Missing))
 		for _, r := range ms.Missing {

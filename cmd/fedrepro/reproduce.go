@@ -122,19 +122,13 @@ func cmdReproduce(args []string, stdout, stderr io.Writer) error {
 		return writeJSON(stdout, map[string]any{
 			"paper": p.Name, "scale": o.Scale, "runs": sum.Total, "ran": sum.Ran, "reused": sum.Skipped,
 			"failed": sum.Failed, "seconds": sum.Elapsed.Seconds(), "shard": fmt.Sprintf("%d/%d", o.Shard, o.Shards),
-			"report": reportPath(o, p.Name, o.Shards),
+			"report": sum.ReportPath,
 		})
 	}
 	fmt.Fprintf(stdout, "%s/%s: %d runs (%d ran, %d reused) in %.1fs\n", p.Name, o.Scale, sum.Total, sum.Ran, sum.Skipped, sum.Elapsed.Seconds())
-	if rp := reportPath(o, p.Name, o.Shards); rp != "" {
-		fmt.Fprintf(stdout, "report: %s\n", rp)
+	if sum.ReportPath != "" {
+		fmt.Fprintf(stdout, "report: %s\n", sum.ReportPath)
 	}
 	return nil
 }
 
-func reportPath(o paper.Options, name string, shards int) string {
-	if shards > 1 {
-		return ""
-	}
-	return o.ReportsDir + "/" + name + "/README.md"
-}

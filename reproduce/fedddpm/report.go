@@ -183,7 +183,7 @@ func writeReport(o paper.Options, results []*runner.Result) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(o.ReportsDir, "fedddpm")
+	dir := paper.ReportDir(o, "fedddpm")
 	w := &reportWriter{o: o, s: s, nums: nums, groups: groups, src: newSources(o.DataDir), dir: dir, totals: map[string]*relCount{},
 		summary: &report.Summary{Paper: "fedddpm", Scale: o.Scale, Notes: []string{
 			"mean and std are over seeds; std is the sample standard deviation (n−1)",

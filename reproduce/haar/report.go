@@ -180,7 +180,7 @@ func writeReport(o paper.Options, results []*runner.Result) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(o.ReportsDir, "haar")
+	dir := paper.ReportDir(o, "haar")
 	w := &reportWriter{o: o, s: s, nums: nums, groups: groups, sets: newImageSets(o.DataDir), dir: dir, pld: map[string]string{},
 		summary: &report.Summary{Paper: "haar", Scale: o.Scale, Notes: []string{
 			"mean and std are over seeds; std is the sample standard deviation (n−1)",

@@ -108,7 +108,7 @@ func writeReportSpec(o paper.Options, s *Spec, results []*runner.Result, withChe
 	if err != nil {
 		return err
 	}
-	w := &reportWriter{o: o, s: s, nums: nums, grids: grids, dir: filepath.Join(o.ReportsDir, paperID), src: newSources(o.DataDir),
+	w := &reportWriter{o: o, s: s, nums: nums, grids: grids, dir: paper.ReportDir(o, paperID), src: newSources(o.DataDir),
 		summary: &report.Summary{Paper: paperID, Scale: o.Scale, Notes: []string{
 			"mean and std are over seeds; std is the sample standard deviation (n−1); accuracies are fractions in [0, 1]",
 			"figure 'grid' holds every configuration; figures '1'–'4' the configurations each figure shows, with γ tuned per (method, p, β) as the highest mean final test accuracy; figure 'reading' the paper's prose readings recomputed",

@@ -29,6 +29,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/fedrepro/fedrepro/reproduce/gate"
+	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
@@ -315,6 +316,17 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 	if err != nil {
 		return runner.Summary{}, err
 	}
+	// Answer bad input and unwritable folders before the first run.
+	if _, err := p.planned(o); err != nil {
+		return runner.Summary{}, err
+	}
+	dirs := []string{o.ResultsDir}
+	if o.Shards <= 1 && len(o.Experiments) == 0 {
+		dirs = append(dirs, ReportDir(o, p.Name))
+	}
+	if err := CheckWritable(dirs...); err != nil {
+		return runner.Summary{}, err
+	}
 	_, sum, err := p.Execute(ctx, o)
 	if err != nil {
 		return sum, err
@@ -336,7 +348,51 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 		}
 		return sum, fmt.Errorf("%w: %d of %d runs have no result (first: %s)", ErrIncomplete, len(missing), len(runs), missing[0].ID())
 	}
-	return sum, p.Report(o, results)
+	sum.ReportPath, err = p.writeReport(o, results)
+	return sum, err
+}
+
+// ReportDir is where a scale's report goes: reports/<paper>/ for the
+// paper's default scale (the committed report), reports/<paper>/<scale>/
+// for any other, so a smoke or paper-scale run never overwrites it.
+func ReportDir(o Options, name string) string {
+	if p, ok := Lookup(name); ok && o.Scale != "" && o.Scale != p.DefaultScale {
+		return filepath.Join(o.ReportsDir, name, o.Scale)
+	}
+	return filepath.Join(o.ReportsDir, name)
+}
+
+// writeReport writes the scale's report and, for the default scale, the
+// cross-paper index reports/README.md; it returns the report's path.
+func (p *Paper) writeReport(o Options, results []*runner.Result) (string, error) {
+	o.Logf("%s/%s: writing the report from %d results …", p.Name, o.Scale, len(results))
+	if err := p.Report(o, results); err != nil {
+		return "", err
+	}
+	if o.Scale == p.DefaultScale {
+		if err := report.WriteIndex(o.ReportsDir); err != nil {
+			return "", fmt.Errorf("the cross-paper index: %w", err)
+		}
+	}
+	return filepath.Join(ReportDir(o, p.Name), "README.md"), nil
+}
+
+// CheckWritable fails early, before any run, when a folder the command
+// will write cannot be created or written.
+func CheckWritable(dirs ...string) error {
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("%s is not writable: %w", d, err)
+		}
+		f, err := os.CreateTemp(d, ".fedrepro-write-check-*")
+		if err != nil {
+			return fmt.Errorf("%s is not writable: %w", d, err)
+		}
+		name := f.Name()
+		f.Close()
+		os.Remove(name)
+	}
+	return nil
 }
 
 // MergeSummary is what Merge found.
@@ -344,9 +400,11 @@ type MergeSummary struct {
 	Runs    int          // planned runs of the scale
 	Present int          // results found with the planned configuration
 	Missing []runner.Run // planned runs without a usable result, in plan order
-	// Stale counts the missing runs whose result file exists but was made
-	// for another configuration (the spec or code changed since).
+	// Stale counts the missing runs whose result file exists but cannot be
+	// used (made for another configuration, or damaged: see the log).
 	Stale int
+	// Report is the path of the report written ("" when none was).
+	Report string
 }
 
 // Merge writes the report of the scale from the results present in
@@ -377,13 +435,14 @@ func (p *Paper) Merge(o Options) (MergeSummary, error) {
 	if len(missing) > 0 {
 		stale := ""
 		if ms.Stale > 0 {
-			stale = fmt.Sprintf(", %d of them stored for another configuration", ms.Stale)
+			stale = fmt.Sprintf(", %d of them stored but unusable (another configuration, or damaged)", ms.Stale)
 		}
 		cells, ncells := runner.FormatCells(missing, 4)
 		return ms, fmt.Errorf("%w: %d of %d runs of %s/%s (%d cells) have no result in %s%s: %s; nothing was written — rerun the shards that hold them (`fedrepro plan … --list` names them; a resubmitted shard skips finished runs)",
 			ErrIncomplete, len(missing), len(runs), p.Name, o.Scale, ncells, o.ResultsDir, stale, cells)
 	}
-	return ms, p.Report(o, results)
+	ms.Report, err = p.writeReport(o, results)
+	return ms, err
 }
 
 // ShardLoad is one shard's share of a partition.

@@ -73,6 +73,8 @@ type Summary struct {
 	Failed  int
 	Errors  []error
 	Elapsed time.Duration
+	// ReportPath is set by paper.Reproduce when it wrote a report.
+	ReportPath string
 }
 
 // Execute runs every run of the selected shard that has no stored result,

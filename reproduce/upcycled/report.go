@@ -135,7 +135,7 @@ func writeReport(o paper.Options, results []*runner.Result) error {
 		return err
 	}
 	src := newSources(o.SharedDir, o.DataDir, s.GeneratorSeed)
-	dir := filepath.Join(o.ReportsDir, "upcycled")
+	dir := paper.ReportDir(o, "upcycled")
 	w := &reportWriter{o: o, s: s, nums: nums, groups: groups, src: src, dir: dir,
 		summary: &report.Summary{Paper: "upcycled", Scale: o.Scale, Notes: []string{
 			"mean and std are over seeds; std is the sample standard deviation (n−1)",

@@ -255,7 +255,7 @@ func checkReport(t *testing.T, ctx context.Context, p *paper.Paper, o paper.Opti
 	if sum.Ran != 0 {
 		t.Errorf("the report ran %d runs again; the gate's results should have been reused", sum.Ran)
 	}
-	dir := filepath.Join(o.ReportsDir, p.Name)
+	dir := paper.ReportDir(o, p.Name)
 	md, err := os.ReadFile(filepath.Join(dir, "README.md"))
 	if err != nil || len(md) == 0 {
 		t.Fatalf("report README.md missing or empty: %v", err)
