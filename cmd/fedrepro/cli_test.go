@@ -65,7 +65,7 @@ func TestReproduceBadSpecAndExperiment(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 	code, _, errs = call("reproduce", "--paper", "upcycled", "--scale", "smoke", "--experiment", "table9", "--results", dir)
-	if code != 1 || !strings.Contains(errs, `unknown experiment "table9"`) {
+	if code != 2 || !strings.Contains(errs, `unknown experiment "table9"`) || strings.Count(errs, "\n") != 1 {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
 	entries, _ := os.ReadDir(dir)

@@ -28,7 +28,7 @@ func init() {
 }
 
 func cmdCompare(args []string, stdout, stderr io.Writer) error {
-	var c commonFlags
+	c := commonFlags{compare: true}
 	fs := c.bind("compare", stderr, false)
 	golden := fs.String("golden", "golden", "golden root directory, or one golden results.json (e.g. an old one to review a change against)")
 	noRun := fs.Bool("no-run", false, "do not run missing results; fail instead")

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/fedrepro/fedrepro/internal/buildinfo"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
 // command is one subcommand.
@@ -179,8 +180,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	code := 1
 	var u usageError
+	var pu paper.UsageError
 	msg := oneLine(err.Error())
-	if errors.As(err, &u) {
+	if errors.As(err, &u) || errors.As(err, &pu) {
 		code = 2
 		fmt.Fprintf(stderr, "fedrepro %s: %s (see fedrepro %s --help)\n", c.Name, msg, c.Name)
 	} else {

@@ -192,7 +192,7 @@ func TestMergeNeverRuns(t *testing.T) {
 		t.Fatalf("merge of incomplete results: %v", err)
 	}
 	msg := err.Error()
-	for _, want := range []string{"4 of 30 runs of walk/smoke (4 cells)", "1 of them stored for another configuration",
+	for _, want := range []string{"4 of 30 runs of walk/smoke (4 cells)", "1 of them stored but unusable",
 		"walk/" + runs[4].Cell + " (seed 2)", "walk/" + runs[8].Cell + " (seed 3)", "walk/" + runs[17].Cell + " (seed 3)", "nothing was written"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)

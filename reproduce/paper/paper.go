@@ -9,6 +9,7 @@
 package paper
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -20,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
@@ -216,7 +218,7 @@ func (p *Paper) Normalize(o Options) (Options, error) {
 		ok = ok || s == o.Scale
 	}
 	if !ok {
-		return o, fmt.Errorf("paper %s has no scale %q (scales: %v)", p.Name, o.Scale, p.Scales)
+		return o, UsageError{fmt.Sprintf("paper %s has no scale %q (scales: %v)", p.Name, o.Scale, p.Scales)}
 	}
 	if o.ResultsDir == "" {
 		o.ResultsDir = "results"
@@ -238,12 +240,32 @@ var ErrIncomplete = errors.New("results incomplete")
 
 // planned returns the runs of o's scale, restricted to o.Experiments.
 func (p *Paper) planned(o Options) ([]runner.Run, error) {
-	runs, err := p.Plan(o)
+	// The plan's notes ("not run: …") are held until the plan is known to
+	// be valid, so that bad input gets its one line and nothing else.
+	var notes bytes.Buffer
+	q := o
+	q.Log = &notes
+	runs, err := p.Plan(q)
 	if err != nil {
 		return nil, err
 	}
-	return filterExperiments(runs, o.Experiments)
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s/%s plans no run: the spec has no experiment, or the data of every experiment is missing (%s)", p.Name, o.Scale, strings.TrimSpace(strings.SplitN(notes.String(), "\n", 2)[0]))
+	}
+	if runs, err = filterExperiments(runs, o.Experiments); err != nil {
+		return nil, err
+	}
+	if o.Log != nil {
+		o.Log.Write(notes.Bytes())
+	}
+	return runs, nil
 }
+
+// UsageError is an error caused by how fedrepro was called (an unknown
+// experiment, scale or paper): the CLI exits 2 on it.
+type UsageError struct{ Msg string }
+
+func (e UsageError) Error() string { return e.Msg }
 
 // PlanCosts reads o.ShardPlan (nil without one) after checking that the
 // file was made for this paper and scale and that this process plans the
@@ -366,6 +388,7 @@ func ReportDir(o Options, name string) string {
 // cross-paper index reports/README.md; it returns the report's path.
 func (p *Paper) writeReport(o Options, results []*runner.Result) (string, error) {
 	o.Logf("%s/%s: writing the report from %d results …", p.Name, o.Scale, len(results))
+	defer report.Begin(o.Log, filepath.Join(o.CacheDir, "report"))()
 	if err := p.Report(o, results); err != nil {
 		return "", err
 	}
@@ -632,7 +655,7 @@ func filterExperiments(runs []runner.Run, names []string) ([]runner.Run, error) 
 	want := map[string]bool{}
 	for _, n := range names {
 		if !known[n] {
-			return nil, fmt.Errorf("unknown experiment %q (this scale has: %v)", n, order)
+			return nil, UsageError{fmt.Sprintf("unknown experiment %q (this scale has: %v)", n, order)}
 		}
 		want[n] = true
 	}

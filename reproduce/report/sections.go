@@ -49,11 +49,12 @@ func Claims(doc *Doc, paper string, seed uint64) map[string]int {
 		doc.P("No claim checks are registered.")
 		return out
 	}
+	Step("claims: %d checks of %s", len(cs), paper)
 	tb := &Table{Header: []string{"claim", "kind", "source", "verdict", "evidence"}}
 	counts := map[proofs.Verdict]int{}
 	algebra := 0
 	for _, c := range cs {
-		r := proofs.Run(c, proofs.Config{Seed: seed})
+		r := runClaim(c, seed)
 		counts[r.Verdict]++
 		if c.KindOf() == proofs.Algebra {
 			algebra++
@@ -83,7 +84,8 @@ func Audits(doc *Doc, paper string, opts audit.Options, columns map[string][]str
 		return
 	}
 	for _, e := range es {
-		t, err := audit.Run(e, opts)
+		Step("audit %s", e.ID)
+		t, err := runAudit(e, opts)
 		if err != nil {
 			doc.P("**%s**: failed: %v", e.Title, err)
 			continue

@@ -23,17 +23,28 @@ func IsTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// LogInterval is the shortest time between two progress lines when the
+// output is not a terminal (a CI log, a pipe, a file).
+const LogInterval = 10 * time.Second
+
+// progress reports runs done: a bar redrawn in place on a terminal, and
+// otherwise one line at most every LogInterval (runs done/total, rate,
+// ETA), so a CI log shows a reproduction moving without flooding.
 type progress struct {
 	w            io.Writer
+	bar          bool
 	total, ndone int
 	failed       int
 	skipped      int
 	start        time.Time
 	last         time.Time
+	now          func() time.Time
 }
 
-func newProgress(w io.Writer, total, skipped int) *progress {
-	return &progress{w: w, total: total, skipped: skipped, start: time.Now()}
+func newProgress(w io.Writer, bar bool, total, skipped int) *progress {
+	p := &progress{w: w, bar: bar, total: total, skipped: skipped, now: time.Now}
+	p.start, p.last = p.now(), p.now()
+	return p
 }
 
 func (p *progress) step(failed bool) {
@@ -44,30 +55,50 @@ func (p *progress) step(failed bool) {
 	if p.w == nil {
 		return
 	}
-	now := time.Now()
-	if now.Sub(p.last) < 100*time.Millisecond && p.ndone < p.total {
+	now := p.now()
+	if p.bar {
+		if now.Sub(p.last) < 100*time.Millisecond && p.ndone < p.total {
+			return
+		}
+		p.last = now
+		const width = 30
+		filled := width * p.ndone / max(p.total, 1)
+		fmt.Fprintf(p.w, "\r[%s%s] %s   ", strings.Repeat("#", filled), strings.Repeat(" ", width-filled), p.status(now))
+		return
+	}
+	if now.Sub(p.last) < LogInterval || p.ndone == p.total {
 		return
 	}
 	p.last = now
-	const width = 30
-	filled := width * p.ndone / max(p.total, 1)
-	eta := ""
-	if p.ndone > 0 && p.ndone < p.total {
-		per := now.Sub(p.start) / time.Duration(p.ndone)
-		eta = fmt.Sprintf(" eta %s", (per * time.Duration(p.total-p.ndone)).Round(time.Second))
-	}
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs", strings.Repeat("#", filled), strings.Repeat(" ", width-filled), p.ndone, p.total)
+	fmt.Fprintf(p.w, "progress: %s\n", p.status(now))
+}
+
+// status is "12/40 runs, 3 reused, 1.5 runs/s, eta 19s".
+func (p *progress) status(now time.Time) string {
+	s := fmt.Sprintf("%d/%d runs", p.ndone, p.total)
 	if p.skipped > 0 {
-		fmt.Fprintf(p.w, ", %d reused", p.skipped)
+		s += fmt.Sprintf(", %d reused", p.skipped)
 	}
 	if p.failed > 0 {
-		fmt.Fprintf(p.w, ", %d failed", p.failed)
+		s += fmt.Sprintf(", %d failed", p.failed)
 	}
-	fmt.Fprintf(p.w, "%s   ", eta)
+	if el := now.Sub(p.start); p.ndone > 0 && el > 0 {
+		s += fmt.Sprintf(", %.3g runs/s", float64(p.ndone)/el.Seconds())
+		if p.ndone < p.total {
+			per := el / time.Duration(p.ndone)
+			s += fmt.Sprintf(", eta %s", (per * time.Duration(p.total-p.ndone)).Round(time.Second))
+		}
+	}
+	return s
 }
 
 func (p *progress) done() {
-	if p.w != nil && p.total > 0 {
-		fmt.Fprintln(p.w)
+	if p.w == nil || p.total == 0 {
+		return
 	}
+	if p.bar {
+		fmt.Fprintln(p.w)
+		return
+	}
+	fmt.Fprintf(p.w, "progress: %s in %s\n", p.status(p.now()), p.now().Sub(p.start).Round(100*time.Millisecond))
 }

@@ -38,7 +38,8 @@ type Options struct {
 	Measured map[string]float64
 	// Force reruns runs whose results exist.
 	Force bool
-	// Progress receives a progress line (nil: silent).
+	// Progress receives progress: a bar on a terminal, otherwise a line at
+	// most every LogInterval (nil: silent).
 	Progress io.Writer
 	// Log receives notes for the user: one line per reason a stored result
 	// was not reused (nil: discard).
@@ -127,7 +128,7 @@ func Execute(ctx context.Context, runs []Run, fn Func, opts Options) (Summary, e
 	}
 	workers = min(workers, max(len(todo), 1))
 
-	prog := newProgress(opts.Progress, len(todo), sum.Skipped)
+	prog := newProgress(opts.Progress, IsTerminal(opts.Progress), len(todo), sum.Skipped)
 	jobs := make(chan Run)
 	var mu sync.Mutex
 	var wg sync.WaitGroup

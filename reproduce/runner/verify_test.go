@@ -48,7 +48,9 @@ func TestStoredResultsAreVerified(t *testing.T) {
 		{"counter edited", func(b []byte) []byte { return bytes.Replace(b, []byte(`"steps": 10`), []byte(`"steps": 11`), 1) }, "content does not match its checksum"},
 		{"truncated", func(b []byte) []byte { return b[:len(b)/2] }, "truncated or garbage"},
 		{"garbage", func([]byte) []byte { return []byte("\x00\x01 not json") }, "truncated or garbage"},
-		{"old format", func(b []byte) []byte { return bytes.Replace(b, []byte(`"schema_version": 2`), []byte(`"schema_version": 1`), 1) }, "another result format"},
+		{"old format", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"schema_version": 2`), []byte(`"schema_version": 1`), 1)
+		}, "another result format"},
 	}
 	for _, e := range edits {
 		t.Run(e.name, func(t *testing.T) {
