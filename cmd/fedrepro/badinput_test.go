@@ -167,6 +167,81 @@ func TestBadInputs(t *testing.T) {
 			setup: func(t *testing.T, dir string) {
 				writeFile(t, filepath.Join(dir, "s.yaml"), "paper: haar\nscale: smoke\nseeds: [1]\nexperiments: []\n")
 			}, code: 1, want: "s.yaml"},
+		{name: "spec epochs 1e12", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
+			setup: func(t *testing.T, dir string) { writeSpec(t, dir, "haar", "    epochs: 1\n", "    epochs: 1e12\n") }, code: 1, want: "epochs = 1e12 is outside the allowed range"},
+		{name: "spec rounds negative", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
+			setup: func(t *testing.T, dir string) { writeSpec(t, dir, "haar", "    rounds: 5\n", "    rounds: -5\n") }, code: 1, want: "rounds = -5"},
+		{name: "spec too many seeds", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
+			setup: func(t *testing.T, dir string) {
+				writeSpec(t, dir, "haar", "seeds: [1, 2, 3, 4]\n", "seeds: ["+strings.Repeat("1, ", 200)+"1]\n")
+			}, code: 1, want: "seeds has 201 entries"},
+		{name: "spec no experiments", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
+			setup: func(t *testing.T, dir string) {
+				writeFile(t, filepath.Join(dir, "s.yaml"), "paper: haar\nscale: smoke\nseeds: [1]\ndelta: 1.0e-5\nexperiments: []\n")
+			}, code: 1, want: "s.yaml:5: experiments is empty"},
+		{name: "spec wrong scale", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
+			setup: func(t *testing.T, dir string) { writeSpec(t, dir, "haar", "scale: smoke\n", "scale: default\n") }, code: 1, want: `scale "default", but --scale is "smoke"`},
+		{name: "spec type error", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
+			setup: func(t *testing.T, dir string) { writeSpec(t, dir, "haar", "    rounds: 5\n", "    rounds: five\n") }, code: 1, want: "s.yaml:"},
+		{name: "spec unknown method", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
+			setup: func(t *testing.T, dir string) { writeSpec(t, dir, "haar", "methods: [vanilla, wav]", "methods: [vanilla, wavy]") }, code: 1, want: "wavy"},
+		{name: "unknown experiment", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--experiment", "table9"}, results...),
+			code: 2, want: `unknown experiment "table9"`},
+		{name: "empty experiment name", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--experiment", ","}, results...),
+			code: 2, want: `unknown experiment ""`},
+		// Folders and data.
+		{name: "data-dir missing", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--data-dir", "{dir}/nowhere"}, results...),
+			code: 2, want: "--data-dir"},
+		{name: "data-dir is a file", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--data-dir", "{dir}/f"}, results...),
+			setup: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "f"), "x") }, code: 2, want: "is not a directory"},
+		{name: "results not writable", args: []string{"reproduce", "--paper", "haar", "--scale", "smoke", "--results", "{dir}/f/res", "--reports", "{dir}/rep"},
+			setup: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "f"), "a file, not a folder") }, code: 1, want: "is not writable"},
+		{name: "reports not writable", args: []string{"reproduce", "--paper", "haar", "--scale", "smoke", "--results", "{dir}/res", "--reports", "{dir}/f"},
+			setup: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "f"), "a file, not a folder") }, code: 1, want: "is not writable"},
+		{name: "corrupt dataset under data-dir", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--data-dir", "{dir}/data", "--experiment", "table3"}, results...),
+			setup: func(t *testing.T, dir string) {
+				for _, f := range []string{"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"} {
+					writeFile(t, filepath.Join(dir, "data", "fashion-mnist", f), "not an IDX file")
+				}
+			}, code: 1, want: "fashion-mnist", mayWrite: []string{"res"}},
+		// Result files: the merge refuses what it cannot trust, and says so.
+		{name: "report with no results", args: []string{"report", "--paper", "haar", "--scale", "smoke", "--results", "{dir}/res", "--reports", "{dir}/rep"},
+			code: 1, want: "results incomplete"},
+		{name: "report unknown scale", args: []string{"report", "--paper", "haar", "--scale", "huge", "--results", "{dir}/res"},
+			code: 2, want: `no scale "huge"`},
+		{name: "no-run with shard", args: []string{"reproduce", "--no-run", "--paper", "haar", "--shard", "1/2", "--results", "{dir}/res"},
+			code: 2, want: "--no-run"},
+		{name: "shard out of range", args: append([]string{"reproduce", "--paper", "haar", "--shard", "3/2"}, results...), code: 2, want: "--shard"},
+		{name: "shard auto without an engine", args: append([]string{"reproduce", "--paper", "haar", "--shard", "auto"}, results...), code: 2, want: "auto"},
+		{name: "shard garbage", args: append([]string{"reproduce", "--paper", "haar", "--shard", "x/y"}, results...), code: 2, want: "--shard"},
+		{name: "plan without shards", args: []string{"plan", "--paper", "haar"}, code: 2, want: "--shards"},
+		// The accountant.
+		{name: "account without sigma", args: []string{"account", "--q", "0.01", "--steps", "10"}, code: 2, want: "--sigma"},
+		{name: "account q above 1", args: []string{"account", "--q", "1.5", "--sigma", "1", "--steps", "10"}, code: 2, want: "--q"},
+		{name: "account negative sigma", args: []string{"account", "--q", "0.1", "--sigma", "-1", "--steps", "10"}, code: 2, want: "--sigma"},
+		{name: "account zero steps", args: []string{"account", "--q", "0.1", "--sigma", "1", "--steps", "0"}, code: 2, want: "--steps"},
+		{name: "account delta 1", args: []string{"account", "--q", "0.1", "--sigma", "1", "--steps", "10", "--delta", "1"}, code: 2, want: "--delta"},
+		{name: "account unknown mechanism", args: []string{"account", "--q", "0.1", "--sigma", "1", "--steps", "10", "--mechanism", "cauchy"}, code: 2, want: "cauchy"},
+		{name: "account unknown accountant", args: []string{"account", "--q", "0.1", "--sigma", "1", "--steps", "10", "--accountant", "magic"}, code: 2, want: "magic"},
+		{name: "account both delta and epsilon", args: []string{"account", "--q", "0.1", "--sigma", "1", "--steps", "10", "--delta", "1e-5", "--epsilon", "1"}, code: 2, want: "--epsilon"},
+		{name: "account n without batch", args: []string{"account", "--n", "60000", "--epochs", "2", "--sigma", "1"}, code: 2, want: "--batch-size"},
+		{name: "account bad number", args: []string{"account", "--q", "abc", "--sigma", "1", "--steps", "10"}, code: 2, want: "--q"},
+		{name: "audit unknown flag", args: []string{"audit", "--paper", "haar", "--claimz", "x"}, code: 2, want: "--claimz"},
+		{name: "compare flag it does not take", args: []string{"compare", "--paper", "haar", "--shard", "1/2"}, code: 2, want: "--shard"},
+		{name: "help of an unknown command", args: []string{"help", "frob"}, code: 2, want: `unknown command "frob"`},
 	}
 	runBadInputs(t, cases)
+}
+
+// writeSpec copies a paper's smoke spec into dir/s.yaml with one edit.
+func writeSpec(t *testing.T, dir, paper, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "reproduce", paper, "specs", "smoke.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("the %s smoke spec has no %q", paper, old)
+	}
+	writeFile(t, filepath.Join(dir, "s.yaml"), strings.Replace(string(b), old, new, 1))
 }

@@ -153,9 +153,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "help", "-h", "--help":
 		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				return run([]string{c.Name, "--help"}, stdout, stderr)
+			c, ok := commands[args[1]]
+			if !ok {
+				fmt.Fprintf(stderr, "fedrepro: unknown command %q (see fedrepro --help)\n", args[1])
+				return 2
 			}
+			return run([]string{c.Name, "--help"}, stdout, stderr)
 		}
 		printHelp(stdout)
 		return 0

@@ -29,6 +29,9 @@ func DecodeSpec[S any](name string, b []byte, scale string, validate func(*S) er
 	if err := runner.DecodeStrict(name, b, s); err != nil {
 		return nil, err
 	}
+	if err := runner.CheckLimits(name, b); err != nil {
+		return nil, err
+	}
 	if err := validate(s); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

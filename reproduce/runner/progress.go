@@ -93,7 +93,8 @@ func (p *progress) status(now time.Time) string {
 }
 
 func (p *progress) done() {
-	if p.w == nil || p.total == 0 {
+	// When every run failed the error says it all: no progress line.
+	if p.w == nil || p.total == 0 || p.failed == p.ndone {
 		return
 	}
 	if p.bar {
