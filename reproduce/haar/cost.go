@@ -87,3 +87,8 @@ func runCost(r runner.Run) float64 {
 	eval := evals*float64(test)*p + float64(cfg.Data.Public)*3*p
 	return train + priv + eval + 5e6
 }
+
+// costRate is runCost's units per CPU-second, measured on the 2-core
+// development machine over the default scale (Σ cost / Σ CPU seconds), for
+// the time estimate printed before long runs.
+const costRate = 2.7e9

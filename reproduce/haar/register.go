@@ -33,6 +33,7 @@ func init() {
 		},
 		Report:     writeReport,
 		Cost:       runCost,
+		CostRate:   costRate,
 		SpecSource: specs.Source,
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.02}, // two accuracy points

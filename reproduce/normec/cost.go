@@ -71,3 +71,8 @@ func runCost(r runner.Run) float64 {
 	evals := float64(t.Rounds/max(t.EvalEvery, 1) + 1)
 	return float64(t.Rounds)*round + evals*float64(test+trainEval)*(p+2000) + 1e7
 }
+
+// costRate is runCost's units per CPU-second, measured on the 2-core
+// development machine over the default scale (Σ cost / Σ CPU seconds), for
+// the time estimate printed before long runs.
+const costRate = 5.1e9

@@ -42,6 +42,7 @@ func init() {
 		Components: components,
 		Uses:       uses,
 		Cost:       runCost,
+		CostRate:   costRate,
 		SpecSource: specs.Source,
 	})
 }

@@ -89,6 +89,9 @@ type Paper struct {
 	Report func(o Options, results []*runner.Result) error
 	// Gates are the final metrics the golden gate compares.
 	Gates []gate.Metric
+	// CostRate converts Cost to CPU seconds: model units per CPU-second,
+	// measured on the development machine (0: no time estimate).
+	CostRate float64
 	// Cost estimates a run's relative cost from its configuration (the
 	// paper's work proxy, e.g. rounds × clients × epochs × examples ×
 	// parameters); shards are balanced by it. nil counts runs as equal.
@@ -109,6 +112,19 @@ type Paper struct {
 	// SpecSource returns the spec o selects (Specs.Source), whose SHA-256
 	// every result and report records.
 	SpecSource func(o Options) (string, []byte, error)
+}
+
+// estimate predicts the CPU seconds of runs from the cost model (0 when
+// the paper has no rate).
+func (p *Paper) estimate(runs []runner.Run) float64 {
+	if p.Cost == nil || !(p.CostRate > 0) {
+		return 0
+	}
+	var s float64
+	for _, r := range runs {
+		s += p.Cost(r)
+	}
+	return s / p.CostRate
 }
 
 // Provenance is what every result and report of o records: the build
@@ -326,7 +342,7 @@ func (p *Paper) Execute(ctx context.Context, o Options) ([]runner.Run, runner.Su
 	}
 	sum, err := runner.Execute(ctx, runs, fn, runner.Options{
 		Dir: o.ResultsDir, Workers: o.Workers, Shard: o.Shard, Shards: o.Shards, Force: o.Force, Progress: o.Progress,
-		Cost: p.Cost, Measured: measured, Log: o.Log, Provenance: p.Provenance(o),
+		Cost: p.Cost, Measured: measured, Log: o.Log, Provenance: p.Provenance(o), Estimate: p.estimate,
 	})
 	return runs, sum, err
 }

@@ -46,7 +46,15 @@ type Options struct {
 	Log io.Writer
 	// Provenance is recorded in every result written.
 	Provenance *Provenance
+	// Estimate, when set, predicts the CPU seconds of runs; Execute then
+	// says, before starting, how long the runs to do should take when that
+	// is more than LongRun.
+	Estimate func(runs []Run) float64
 }
+
+// LongRun is the predicted wall time above which Execute announces the
+// planned runs and an estimated duration before starting.
+const LongRun = 2 * time.Minute
 
 // ParseShard parses "i/n" with 1 ≤ i ≤ n.
 func ParseShard(s string) (i, n int, err error) {
@@ -122,6 +130,17 @@ func Execute(ctx context.Context, runs []Run, fn Func, opts Options) (Summary, e
 		todo = append(todo, r)
 	}
 	rej.Log(opts.Log, "re-running")
+	if opts.Estimate != nil && opts.Log != nil && len(todo) > 0 {
+		w := opts.Workers
+		if w <= 0 {
+			w = runtime.NumCPU()
+		}
+		w = min(w, len(todo))
+		if wall := time.Duration(opts.Estimate(todo) / float64(w) * float64(time.Second)); wall > LongRun {
+			fmt.Fprintf(opts.Log, "%d runs to do (%d reused): about %s on %d workers (cost-model estimate; the progress lines refine it)\n",
+				len(todo), sum.Skipped, wall.Round(time.Minute), w)
+		}
+	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
