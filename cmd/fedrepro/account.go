@@ -136,7 +136,7 @@ func runAccount(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("no accountant answers for %s; %w", p.desc, firstErr)
 	}
 	if a.json {
-		return writeJSON(stdout, rows)
+		return writeJSON(stdout, map[string]any{"rows": rows})
 	}
 	return printAccount(stdout, p, rows)
 }

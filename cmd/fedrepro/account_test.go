@@ -30,11 +30,14 @@ type jsonRow struct {
 
 func decodeRows(t *testing.T, out string) []jsonRow {
 	t.Helper()
-	var rows []jsonRow
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("bad JSON %v:\n%s", err, out)
+	var doc struct {
+		Schema int       `json:"schema_version"`
+		Rows   []jsonRow `json:"rows"`
 	}
-	return rows
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Schema != JSONSchema {
+		t.Fatalf("bad JSON (schema %d) %v:\n%s", doc.Schema, err, out)
+	}
+	return doc.Rows
 }
 
 func row(t *testing.T, rows []jsonRow, acct, conv string) jsonRow {

@@ -175,16 +175,20 @@ func TestListJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errs)
 	}
-	var entries []struct {
-		Paper       string `json:"paper"`
-		Experiments []struct {
-			Scale, Name string
-			Runs        int
-		} `json:"experiments"`
+	var doc struct {
+		Schema  int `json:"schema_version"`
+		Entries []struct {
+			Paper       string `json:"paper"`
+			Experiments []struct {
+				Scale, Name string
+				Runs        int
+			} `json:"experiments"`
+		} `json:"papers"`
 	}
-	if err := json.Unmarshal([]byte(out), &entries); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Schema != JSONSchema {
+		t.Fatal(err, doc.Schema)
 	}
+	entries := doc.Entries
 	if len(entries) != len(knownPapers) || entries[0].Paper != "upcycled" || len(entries[0].Experiments) == 0 {
 		t.Fatalf("list: %+v", entries)
 	}

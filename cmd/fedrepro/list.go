@@ -68,7 +68,7 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 		out = append(out, e)
 	}
 	if *jsonOut {
-		return writeJSON(stdout, out)
+		return writeJSON(stdout, map[string]any{"papers": out})
 	}
 	for i, e := range out {
 		if i > 0 {

@@ -22,9 +22,23 @@ func checkPaper(p string) error {
 	return usagef("unknown paper %q (known: %v)", p, knownPapers)
 }
 
-// writeJSON prints v as indented JSON with a trailing newline.
+// JSONSchema is the version of every JSON document the CLI prints; each
+// carries it as "schema_version" (the README documents each document).
+const JSONSchema = 1
+
+// writeJSON prints v as indented JSON with a trailing newline, adding
+// "schema_version" to it: v must encode as a JSON object (wrap arrays).
 func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding JSON: %w", err)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return fmt.Errorf("encoding JSON: the document is not an object: %w", err)
+	}
+	obj["schema_version"] = json.RawMessage(fmt.Sprint(JSONSchema))
+	b, err := json.MarshalIndent(obj, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding JSON: %w", err)
 	}

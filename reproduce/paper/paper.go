@@ -404,7 +404,7 @@ func ReportDir(o Options, name string) string {
 // cross-paper index reports/README.md; it returns the report's path.
 func (p *Paper) writeReport(o Options, results []*runner.Result) (string, error) {
 	o.Logf("%s/%s: writing the report from %d results …", p.Name, o.Scale, len(results))
-	defer report.Begin(o.Log, filepath.Join(o.CacheDir, "report"))()
+	defer report.Begin(o.Log, filepath.Join(o.CacheDir, "report"), report.ProvenanceOf(results))()
 	if err := p.Report(o, results); err != nil {
 		return "", err
 	}

@@ -121,10 +121,16 @@ func escape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 // n, paper_mean, …). Non-finite floats are written as strings.
 type Cell map[string]any
 
+// SummarySchema is the version of summary.json.
+const SummarySchema = 1
+
 // Summary is summary.json.
 type Summary struct {
-	Paper string `json:"paper"`
-	Scale string `json:"scale"`
+	SchemaVersion int    `json:"schema_version"`
+	Paper         string `json:"paper"`
+	Scale         string `json:"scale"`
+	// Provenance of the results the report was written from.
+	Provenance *Provenance `json:"provenance,omitempty"`
 	// Notes explain conventions (std is the sample std over seeds, …).
 	Notes []string `json:"notes,omitempty"`
 	// Headline feeds the cross-paper index (reports/README.md).
@@ -150,6 +156,10 @@ func SortCells(cells []Cell, keys ...string) {
 // MarshalSummary encodes s with sanitized non-finite floats.
 func MarshalSummary(s *Summary) ([]byte, error) {
 	clean := *s
+	clean.SchemaVersion = SummarySchema
+	if clean.Provenance == nil {
+		clean.Provenance = sessionProvenance()
+	}
 	clean.Cells = make([]Cell, len(s.Cells))
 	for i, c := range s.Cells {
 		cc := Cell{}
@@ -296,10 +306,14 @@ func (d *Doc) String() string {
 	if d.title != "" {
 		fmt.Fprintf(&out, "# %s\n\n", d.title)
 	}
-	for _, m := range d.meta {
+	meta := d.meta
+	if d.title != "" {
+		meta = append(append([]string(nil), meta...), sessionProvenance().Lines()...)
+	}
+	for _, m := range meta {
 		fmt.Fprintf(&out, "%s  \n", m)
 	}
-	if len(d.meta) > 0 {
+	if len(meta) > 0 {
 		out.WriteString("\n")
 	}
 	if len(d.findings) > 0 {

@@ -5,10 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -29,20 +32,110 @@ var session struct {
 	log   io.Writer
 	cache string // "" = no disk cache
 	start time.Time
+	prov  *Provenance
 }
 
-// Begin starts a report session logging steps to log (nil: silent) and
-// caching under cacheDir ("" disables the cache); the returned function
-// ends it.
-func Begin(log io.Writer, cacheDir string) (end func()) {
+// Provenance is what a report records of the results it was written from:
+// the builds, specs and data that produced them, and the seeds.
+type Provenance struct {
+	Results int                  `json:"results"`
+	Seeds   []uint64             `json:"seeds"`
+	Sources []*runner.Provenance `json:"sources"` // distinct provenances of the results
+}
+
+// Lines renders the provenance as the report's header lines.
+func (p *Provenance) Lines() []string {
+	if p == nil {
+		return nil
+	}
+	var out []string
+	seeds := make([]string, len(p.Seeds))
+	for i, s := range p.Seeds {
+		seeds[i] = fmt.Sprint(s)
+	}
+	out = append(out, fmt.Sprintf("Generated from %d results (seeds %s).", p.Results, strings.Join(seeds, ", ")))
+	for _, s := range p.Sources {
+		c := s.Commit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		if c == "" {
+			c = "unknown commit"
+		}
+		if s.Dirty {
+			c += "+dirty"
+		}
+		line := fmt.Sprintf("Results computed by %s %s (%s, %s, %s)", s.Module, s.Version, c, s.GoVersion, s.Platform)
+		if s.SpecSHA256 != "" {
+			line += fmt.Sprintf("; spec SHA-256 %s…", s.SpecSHA256[:16])
+		}
+		var ds []string
+		for _, k := range sortedKeys(s.Data) {
+			ds = append(ds, fmt.Sprintf("%s pins %s…", k, s.Data[k][:16]))
+		}
+		if len(ds) > 0 {
+			line += "; data: " + strings.Join(ds, ", ")
+		}
+		out = append(out, line+".")
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ProvenanceOf collects the provenance of a report's results.
+func ProvenanceOf(results []*runner.Result) *Provenance {
+	p := &Provenance{Results: len(results)}
+	seeds := map[uint64]bool{}
+	seen := map[string]bool{}
+	for _, r := range results {
+		seeds[r.Seed] = true
+		if r.Provenance == nil {
+			continue
+		}
+		b, _ := json.Marshal(r.Provenance)
+		if !seen[string(b)] {
+			seen[string(b)] = true
+			p.Sources = append(p.Sources, r.Provenance)
+		}
+	}
+	for s := range seeds {
+		p.Seeds = append(p.Seeds, s)
+	}
+	sort.Slice(p.Seeds, func(i, j int) bool { return p.Seeds[i] < p.Seeds[j] })
+	sort.Slice(p.Sources, func(i, j int) bool {
+		a, _ := json.Marshal(p.Sources[i])
+		b, _ := json.Marshal(p.Sources[j])
+		return string(a) < string(b)
+	})
+	return p
+}
+
+// Begin starts a report session logging steps to log (nil: silent),
+// caching under cacheDir ("" disables the cache) and recording prov in
+// every document's header and summary.json; the returned function ends it.
+func Begin(log io.Writer, cacheDir string, prov *Provenance) (end func()) {
 	session.mu.Lock()
-	session.log, session.cache, session.start = log, cacheDir, time.Now()
+	session.log, session.cache, session.start, session.prov = log, cacheDir, time.Now(), prov
 	session.mu.Unlock()
 	return func() {
 		session.mu.Lock()
-		session.log, session.cache = nil, ""
+		session.log, session.cache, session.prov = nil, "", nil
 		session.mu.Unlock()
 	}
+}
+
+func sessionProvenance() *Provenance {
+	session.mu.Lock()
+	defer session.mu.Unlock()
+	return session.prov
 }
 
 // Step logs one step of the report phase ("report: claims (22 checks) …").
