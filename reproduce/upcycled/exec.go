@@ -54,7 +54,8 @@ func Execute(ctx context.Context, fed *data.Federated, cfg RunConfig, seed uint6
 	init := make([]float64, m.NumParams())
 	m.Init(init, key.Derive("init").Rand())
 
-	alg, err := fl.NewAlgorithm(cfg.Method, cfg.Params)
+	name, _ := algorithmOf(cfg.Method, cfg.Params, cfg.Mode)
+	alg, err := fl.NewAlgorithm(name, cfg.Params)
 	if err != nil {
 		return nil, err
 	}

@@ -156,8 +156,9 @@ func (e *Experiment) validate(s *Spec) error {
 		}
 	}
 	for _, m := range e.Methods {
-		if _, err := fl.NewAlgorithm(m, fl.Params{Mu: math.Max(e.Mu, 1)}); err != nil {
-			return err
+		name, params := algorithmOf(m, fl.Params{Mu: math.Max(e.Mu, 1)}, "upstream")
+		if _, err := fl.NewAlgorithm(name, params); err != nil {
+			return fmt.Errorf("method %q: %w", m, err)
 		}
 	}
 	for _, m := range e.Modes {
@@ -193,10 +194,37 @@ func (e *Experiment) validate(s *Spec) error {
 	return nil
 }
 
+// feddynAcar is the spec's name for FedDyn in Acar et al.'s form (fl's
+// feddyn with DynMode paper); "feddyn" is the released code's form.
+const feddynAcar = "feddyn_acar"
+
+// algorithmOf maps a spec method to the fl baseline name and its
+// parameters for a run mode: feddyn_acar is fl's feddyn in paper mode, and
+// upstream-mode pFedMe releases (perturbs) its personalised model too.
+func algorithmOf(method string, p fl.Params, mode string) (string, fl.Params) {
+	switch method {
+	case feddynAcar:
+		p.DynMode = fl.DynPaper
+		return "feddyn", p
+	case "pfedme":
+		p.PFedMeReleasePersonal = mode == "upstream"
+	}
+	return method, p
+}
+
+// tuningFallback is the method whose tuned values a method without its own
+// entry takes before the setting's default (Acar-form FedDyn runs at the
+// released FedDyn's values).
+var tuningFallback = map[string]string{feddynAcar: "feddyn"}
+
 // tuned returns (lr, c) for a setting, method and dataset.
 func (s *Spec) tuned(setting, method, dataset string) (Tuned, error) {
 	block := s.Tuning[setting]
-	for _, m := range []string{method, "default"} {
+	cands := []string{method}
+	if f, ok := tuningFallback[method]; ok {
+		cands = append(cands, f)
+	}
+	for _, m := range append(cands, "default") {
 		if byDS, ok := block[m]; ok {
 			if t, ok := byDS[dataset]; ok {
 				if t.From == "" && m == "default" {
@@ -236,12 +264,14 @@ func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, 
 								Dataset: ds, Source: src, Method: m, Variant: v, Mode: mode, Privacy: e.Privacy,
 								Iterations: e.Iterations, LR: t.LR, TunedFrom: t.From,
 								Momentum: e.Momentum, Epochs: e.Epochs, Batch: e.Batch, Frac: e.Frac, Stragglers: e.Stragglers,
-								Params: fl.Params{Mu: e.Mu}.WithDefaults(), Model: e.Model, Hidden: e.Hidden,
+								Model: e.Model, Hidden: e.Hidden,
 								GeneratorSeed: s.GeneratorSeed, EvalEvery: every,
 							}
-							if m != "fedprox" {
-								cfg.Params.Mu = 0
+							mu := 0.0
+							if m == "fedprox" {
+								mu = e.Mu
 							}
+							_, cfg.Params = algorithmOf(m, fl.Params{Mu: mu}.WithDefaults(), mode)
 							if v == "upcycled" {
 								cfg.Iterations, cfg.Coef = e.UpcycledIterations, t.C
 							}
