@@ -110,6 +110,38 @@ func argmax(v []float64) int {
 	return best
 }
 
+// dsGrads overwrites each score difference sc[i] with the DoubleSoftmax
+// gradient g of head2 for label Y[rows[i]] (Y[i] when rows is nil) and
+// returns Σg. It is head2's DoubleSoftmax branch for training, without the
+// loss, written for a whole mini-batch and without data-dependent branches
+// (the sign of d and the label are random, so branches on them would be
+// mispredicted half the time): s_0·s_1 = σ(|d|)·σ(−|d|) does not depend on
+// the sign, t = s_1 − s_0 = sign(d)·(σ(|d|) − σ(−|d|)), and u_1 = q_1 − y.
+func dsGrads(sc []float64, Y []int, rows []int) float64 {
+	var sum float64
+	for i, d := range sc {
+		k := i
+		if rows != nil {
+			k = rows[i]
+		}
+		a := -math.Abs(d)
+		var e float64
+		if a >= expUnderBelow {
+			e = expCore(a)
+		} else {
+			e = math.Exp(a)
+		}
+		inv := 1 / (1 + e)
+		sPos, sNeg := inv, e*inv
+		et := expCore(-math.Copysign(sPos-sNeg, d)) // e^{s_0 − s_1}, argument in [−1, 1]
+		q1 := 1 / (1 + et)
+		g := 2 * sPos * sNeg * (q1 - float64(Y[k]))
+		sc[i] = g
+		sum += g
+	}
+	return sum
+}
+
 // headLoss2 is headLoss for two classes: it writes dloss/dz = (−g, g)
 // with g, the loss from head2 of the score difference z_1 − z_0.
 func headLoss2(l Loss, z []float64, y int, delta []float64) float64 {
@@ -164,14 +196,12 @@ func head2(l Loss, d float64, y int, wantLoss bool) (g, loss, s0, s1 float64) {
 		}
 		return g, loss, s0, s1
 	case DoubleSoftmax:
+		// As dsGrads computes it (bit for bit): s_0 − s_1 = −sign(d)·(σ(|d|) −
+		// σ(−|d|)), s_0·s_1 = σ(|d|)·σ(−|d|), u_1 = q_1 − y.
 		et := expCore(s0 - s1) // the argument lies in [−1, 1]
 		q1 := 1 / (1 + et)
 		q0 := et * q1
-		u1 := q1
-		if y == 1 {
-			u1 = -q0 // q_1 − 1
-		}
-		g = 2 * s0 * s1 * u1
+		g = 2 * s0 * s1 * (q1 - float64(y))
 		if wantLoss {
 			if y == 0 {
 				loss = -math.Log(q0)

@@ -285,15 +285,19 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 	sc := m.scores2(w, bias, X, rows, n)
 	// Head: scores → g_i (in place).
 	var total, gsum float64
-	for i, di := range sc {
-		k := i
-		if rows != nil {
-			k = rows[i]
+	if m.Loss == DoubleSoftmax && !wantLoss {
+		gsum = dsGrads(sc, Y, rows)
+	} else {
+		for i, di := range sc {
+			k := i
+			if rows != nil {
+				k = rows[i]
+			}
+			g, l, _, _ := head2(m.Loss, di, Y[k], wantLoss)
+			sc[i] = g
+			gsum += g
+			total += l
 		}
-		g, l, _, _ := head2(m.Loss, di, Y[k], wantLoss)
-		sc[i] = g
-		gsum += g
-		total += l
 	}
 	// ∂/∂w_1 = Σ g_i x_i, four rows at a time, into gw's second row.
 	g1 := gw[d : 2*d : 2*d]
