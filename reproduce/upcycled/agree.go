@@ -167,3 +167,14 @@ func (u *Upstream) Lookup(table, dataset, method, variant string) []UpCell {
 	}
 	return out
 }
+
+// Best returns the measurement of a cell with the most seeds (a later
+// campaign wins ties); ok is false when the released code was not run on it.
+func (u *Upstream) Best(table, dataset, method, variant string) (best UpCell, ok bool) {
+	for _, c := range u.Lookup(table, dataset, method, variant) {
+		if !ok || c.Seeds >= best.Seeds {
+			best, ok = c, true
+		}
+	}
+	return best, ok
+}
