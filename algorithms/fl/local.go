@@ -72,6 +72,9 @@ func (c *Client) Steps() int { return c.steps }
 // from the local config (learning rate, momentum, buffer mode, Linear).
 // Callers may set Prox/Anchor before training.
 func (c *Client) SGD() *optim.SGD {
+	if c.sgd == nil {
+		c.sgd = &optim.SGD{}
+	}
 	s := c.sgd
 	// Set the exported fields one by one: assigning a fresh struct would
 	// drop the momentum buffer's capacity and reallocate it every round.

@@ -200,7 +200,7 @@ func (w *reportWriter) header(doc *report.Doc) {
 		"Non-private runs: baseline T = 80 iterations, Upcycled 2T = 160 (T training rounds each). Private runs: T = 80 for both (inferred from the README, Table 5 and the ε ratios; the paper never states it).",
 		"Reported accuracy: the final iteration's global model on the pooled test set; for pFedMe the personalised models on each client's test set weighted by training share (what upstream prints). For Upcycled (2T iterations) the final model is an extrapolated one. Curves are evaluated every iteration where a figure draws them, elsewhere only the final model is evaluated.",
 		"FedDyn: `feddyn` is what the released code computes — its regulariser is detached (no gradient), so it trains as FedAvg with gradient clipping at 10 and the plain (unweighted) mean; its server-side ∇ states sum to zero and never move the model. `feddyn_acar` is Acar et al.'s FedDyn (ICLR 2021, Algorithm 1: linear and quadratic local terms, client state, server state h, θ = mean − h/α), shown beside it. See the behaviours table below.",
-		"pFedMe's local step (K = 5 personalised steps per batch, then the local-model step) equals the released code's to 1e−12 on a deterministic full-batch update, and a run fed the released code's own random choices follows it to float32 rounding with the same personalised accuracy: what differs from the authors' runs is the random streams, not the algorithm or its evaluation (see \"Our runs against the released code's\"). Under output perturbation the personalised model is clipped and noised too (upstream mode), as the released code does.",
+		"pFedMe's local step (K = 5 personalised steps per batch, then the local-model step) equals the released code's to 1e−12 on a deterministic full-batch update, and a run fed the released code's own random choices follows it to float32 rounding with the same personalised accuracy (the same holds for Upcycled-FedAvg): what differs from the authors' runs is the random streams, not the algorithm or its evaluation (see \"Our runs against the released code's\"). Under output perturbation the personalised model is clipped and noised too (upstream mode), as the released code does.",
 		"Without Nesterov momentum the upstream optimizer's in-place proximal/noise update equals momentum SGD on the stated objective (checked in `algorithms/optim`), so the two modes differ in the loss (double softmax), the noise std (σ vs σ²) and the objective-noise distribution.",
 	)
 }
@@ -465,7 +465,7 @@ func (w *reportWriter) attribution(doc *report.Doc, tableID string, pt *paper.Ta
 						codeTxt = fmt.Sprintf("%.2f±%.2f", u.Mean, *u.Std)
 					}
 					if u.Seeds > 0 {
-						codeTxt += fmt.Sprintf(" (%d seeds)", u.Seeds)
+						codeTxt += fmt.Sprintf(" (%s)", plural(u.Seeds, "seed"))
 					}
 					codeTxt += fmt.Sprintf(" %+.2f %s", a.Delta, a)
 				}
@@ -642,7 +642,7 @@ func (w *reportWriter) releasedCodeRuns(doc *report.Doc) {
 		}
 	}
 	doc.H(2, "Our runs against the released code's, seed for seed")
-	doc.P("The local updates of FedAvg, FedProx, FedDyn (upstream) and pFedMe equal the released code's to 1e−12 on a deterministic full-batch update (`TestLocalUpdatesMatchTheReleasedCode`), and a pFedMe run fed the released code's own random choices (selected clients, epochs, every shuffle) follows its global model to float32 rounding and reports the same personalised accuracy (`TestPFedMeReplaysTheReleasedCode`). What remains between the two implementations is the random streams: the released code reseeds numpy and torch with the same integer every round, fedrepro draws named streams. pFedMe's personalised accuracy is the noisiest quantity of the tables: a few clients whose data are all or mostly of one class (e.g. one Syn(0.5,0.5) client with only label 1) end with almost none or most of their test points right depending on how many epochs their last selection ran. Where the released code's per-seed results are recorded, Δ/SE below is the difference of means over its standard error (|Δ/SE| ≲ 2: within seed noise).")
+	doc.P("The local updates of FedAvg, FedProx, FedDyn (upstream) and pFedMe equal the released code's to 1e−12 on a deterministic full-batch update (`TestLocalUpdatesMatchTheReleasedCode`), and runs fed the released code's own random choices (selected clients, epochs, every shuffle) — pFedMe, and Upcycled-FedAvg with its even steps — follow its global model to float32 rounding and report the same accuracy (`TestReplaysOfTheReleasedCode`). What remains between the two implementations is the random streams: the released code reseeds numpy and torch with the same integer every round, fedrepro draws named streams. pFedMe's personalised accuracy is the noisiest quantity of the tables: a few clients whose data are all or mostly of one class (e.g. one Syn(0.5,0.5) client with only label 1) end with almost none or most of their test points right depending on how many epochs their last selection ran. Where the released code's per-seed results are recorded, Δ/SE below is the difference of means over its standard error (|Δ/SE| ≲ 2: within seed noise).")
 	if len(tb.Rows) == 0 {
 		doc.P("No per-seed results of the released code are recorded for the cells of this scale.")
 		return
@@ -904,4 +904,12 @@ func expNames(es []*Experiment) string {
 		n = append(n, e.Name)
 	}
 	return strings.Join(n, ", ")
+}
+
+// plural writes "1 seed", "4 seeds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
