@@ -7,7 +7,8 @@ package golden
 
 import "embed"
 
-// Papers holds <paper>/paper.yaml for every paper that has one.
+// Papers holds <paper>/paper.yaml for every paper that has one, and
+// upcycled/upstream.yaml (the released code's measured accuracies).
 //
-//go:embed */paper.yaml
+//go:embed */paper.yaml upcycled/upstream.yaml
 var Papers embed.FS

@@ -22,19 +22,21 @@ type Params struct {
 	ServerLR       float64 `json:"server_lr,omitempty" yaml:"server_lr"`                 // FedAvgM server step (1.0)
 	ServerMomentum float64 `json:"server_momentum,omitempty" yaml:"server_momentum"`     // FedAvgM Nesterov momentum (0.3)
 	DynAlpha       float64 `json:"dyn_alpha,omitempty" yaml:"dyn_alpha"`                 // FedDyn α (0.01)
-	DynMaxGradNorm float64 `json:"dyn_max_grad_norm,omitempty" yaml:"dyn_max_grad_norm"` // FedDyn gradient clip (10)
-	// DynNablaByPosition reproduces upstream's FedDyn bookkeeping, which
-	// updates the ∇ state at the client's position in the sampled list
-	// rather than at its id (quirk (v)); off by default.
-	DynNablaByPosition bool    `json:"dyn_nabla_by_position,omitempty" yaml:"dyn_nabla_by_position"`
-	PFedMeK            int     `json:"pfedme_k,omitempty" yaml:"pfedme_k"`           // inner steps per batch (5)
-	PFedMeLambda       float64 `json:"pfedme_lambda,omitempty" yaml:"pfedme_lambda"` // λ (15)
-	PFedMeMu           float64 `json:"pfedme_mu,omitempty" yaml:"pfedme_mu"`         // L2 μ on the personal model (1e-3)
-	PFedMeBeta         float64 `json:"pfedme_beta,omitempty" yaml:"pfedme_beta"`     // server mixing β (1)
-	YogiLR             float64 `json:"yogi_lr,omitempty" yaml:"yogi_lr"`             // η (0.1)
-	YogiTau            float64 `json:"yogi_tau,omitempty" yaml:"yogi_tau"`           // τ (1e-3)
-	YogiBeta1          float64 `json:"yogi_beta1,omitempty" yaml:"yogi_beta1"`       // β1 (0.9)
-	YogiBeta2          float64 `json:"yogi_beta2,omitempty" yaml:"yogi_beta2"`       // β2 (0.99)
+	DynMaxGradNorm float64 `json:"dyn_max_grad_norm,omitempty" yaml:"dyn_max_grad_norm"` // FedDyn gradient clip, upstream mode (10)
+	// DynMode is DynUpstream (the released code: detached regulariser,
+	// clipping, unweighted mean) or DynPaper (Acar et al. 2021).
+	DynMode      string  `json:"dyn_mode,omitempty" yaml:"dyn_mode"`
+	PFedMeK      int     `json:"pfedme_k,omitempty" yaml:"pfedme_k"`           // inner steps per batch (5)
+	PFedMeLambda float64 `json:"pfedme_lambda,omitempty" yaml:"pfedme_lambda"` // λ (15)
+	PFedMeMu     float64 `json:"pfedme_mu,omitempty" yaml:"pfedme_mu"`         // L2 μ on the personal model (1e-3)
+	PFedMeBeta   float64 `json:"pfedme_beta,omitempty" yaml:"pfedme_beta"`     // server mixing β (1)
+	// PFedMeReleasePersonal passes the personalised model through the
+	// output-perturbation hook too (upstream stores it on the server).
+	PFedMeReleasePersonal bool    `json:"pfedme_release_personal,omitempty" yaml:"pfedme_release_personal"`
+	YogiLR                float64 `json:"yogi_lr,omitempty" yaml:"yogi_lr"`       // η (0.1)
+	YogiTau               float64 `json:"yogi_tau,omitempty" yaml:"yogi_tau"`     // τ (1e-3)
+	YogiBeta1             float64 `json:"yogi_beta1,omitempty" yaml:"yogi_beta1"` // β1 (0.9)
+	YogiBeta2             float64 `json:"yogi_beta2,omitempty" yaml:"yogi_beta2"` // β2 (0.99)
 }
 
 // WithDefaults fills zero fields with the upstream defaults.
@@ -48,6 +50,9 @@ func (p Params) WithDefaults() Params {
 	def(&p.ServerMomentum, 0.3)
 	def(&p.DynAlpha, 0.01)
 	def(&p.DynMaxGradNorm, 10)
+	if p.DynMode == "" {
+		p.DynMode = DynUpstream
+	}
 	if p.PFedMeK == 0 {
 		p.PFedMeK = 5
 	}
@@ -81,9 +86,12 @@ func NewAlgorithm(name string, p Params) (Algorithm, error) {
 	case "scaffold":
 		return &Scaffold{}, nil
 	case "feddyn":
-		return &FedDyn{Alpha: p.DynAlpha, MaxGradNorm: p.DynMaxGradNorm, ByPosition: p.DynNablaByPosition}, nil
+		if p.DynMode != DynUpstream && p.DynMode != DynPaper {
+			return nil, fmt.Errorf("feddyn mode %q (want %s or %s)", p.DynMode, DynUpstream, DynPaper)
+		}
+		return &FedDyn{Alpha: p.DynAlpha, MaxGradNorm: p.DynMaxGradNorm, Mode: p.DynMode}, nil
 	case "pfedme":
-		return &PFedMe{K: p.PFedMeK, Lambda: p.PFedMeLambda, Mu: p.PFedMeMu, Beta: p.PFedMeBeta}, nil
+		return &PFedMe{K: p.PFedMeK, Lambda: p.PFedMeLambda, Mu: p.PFedMeMu, Beta: p.PFedMeBeta, ReleasePersonal: p.PFedMeReleasePersonal}, nil
 	case "fedyogi":
 		return &FedYogi{LR: p.YogiLR, Tau: p.YogiTau, Beta1: p.YogiBeta1, Beta2: p.YogiBeta2}, nil
 	}
@@ -213,43 +221,91 @@ func (f *Scaffold) ExtrapolateState(_ *Server, coef float64) {
 // ControlVariate returns the server control variate c (read-only).
 func (f *Scaffold) ControlVariate() []float64 { return f.c }
 
-// FedDyn as the upstream code implements it (after FL-bench), which differs
-// from Acar et al. 2021's published update: the local loss adds
-// α⟨ω, −ω̄ + ∇_i⟩, the gradient is clipped to MaxGradNorm, the server sets
-// avg = plain mean of the uploaded models, ∇_j += ω_j − avg for every
-// uploaded j, and ω̄ = avg + mean over all N clients of ∇. The ∇ states live
-// on the server (as upstream). Upstream's attempt to extrapolate ∇ on even
-// rounds has no effect, so no ExtrapolateState.
+// FedDyn modes: what the released Upcycled-FL code computes, and the
+// algorithm of Acar et al. 2021 that the paper cites.
+const (
+	DynUpstream = "upstream"
+	DynPaper    = "paper"
+)
+
+// FedDyn has two modes (Params.DynMode).
+//
+// Upstream (DynUpstream) is what the released Upcycled-FL code computes
+// (osu-srml/Upcycled-FL@4dd7400, client/feddyn.py and server/feddyn.py,
+// after FL-bench). Its client adds α·⟨ω, ∇_i − ω̄⟩ to the loss, but the ω in
+// that term comes from utils.vectorize, which detaches by default, so the
+// term has no gradient: local training is plain momentum SGD on the loss
+// with the gradient clipped to MaxGradNorm (10). The server takes the plain
+// (unweighted) mean avg of the uploaded models, adds θ_j − avg to ∇ at the
+// client's position j in the sampled list (not at its id), and broadcasts
+// avg + (1/N)Σ_{all N} ∇. Because Σ_j (θ_j − avg) = 0 for a plain mean, Σ∇
+// stays 0 (up to rounding) and the broadcast model is the plain mean: the
+// ∇ states change nothing. On an Upcycled even round the code's attempt to
+// extrapolate ∇ rebinds a loop variable and has no effect either; only the
+// weights are extrapolated. This type computes all of that, rounding
+// included, so upstream FedDyn is FedAvg with unweighted aggregation and
+// gradient clipping.
+//
+// Paper (DynPaper) is Acar et al., "Federated Learning Based on Dynamic
+// Regularization" (ICLR 2021), Algorithm 1: client i minimises
+// f_i(θ) − ⟨g_i, θ⟩ + (α/2)‖θ − θ^{t−1}‖² by the local optimizer (gradient
+// ∇f_i(θ) − g_i + α(θ − θ^{t−1})), then updates its state
+// g_i ← g_i − α(θ_i − θ^{t−1}) (g_i = ∇L_i(θ_i^{t−1}), 0 initially); the
+// server updates h ← h − α·(1/N)·Σ_{i∈P_t}(θ_i − θ^{t−1}) over the active
+// set P_t of the N clients and broadcasts θ^t = mean_{P_t}(θ_i) − h/α.
+// No gradient clipping (Acar et al. have none); on an Upcycled even round
+// only the weights are extrapolated (h is server state the paper's
+// extrapolation does not define).
 type FedDyn struct {
 	Alpha, MaxGradNorm float64
-	ByPosition         bool
-	nabla              [][]float64
-	term               []float64
+	Mode               string // DynUpstream or DynPaper
+
+	nabla [][]float64 // upstream: per-position ∇ states
+	h     []float64   // paper: server state h
 }
+
+type feddynClient struct{ g []float64 } // paper mode: g_i = ∇L_i(θ_i^{t−1})
 
 func (*FedDyn) Name() string { return "feddyn" }
 func (f *FedDyn) Setup(s *Server) {
-	f.nabla = make([][]float64, s.NClients)
-	for i := range f.nabla {
-		f.nabla[i] = make([]float64, len(s.Global))
+	switch f.Mode {
+	case DynPaper:
+		f.h = make([]float64, len(s.Global))
+	default:
+		f.nabla = make([][]float64, s.NClients)
+		for i := range f.nabla {
+			f.nabla[i] = make([]float64, len(s.Global))
+		}
 	}
-	f.term = make([]float64, len(s.Global))
 	s.State = f
 }
+
 func (f *FedDyn) Local(c *Client, up *Upload) {
-	nab := f.nabla[c.ID]
-	for i := range f.term {
-		f.term[i] = f.Alpha * (nab[i] - c.Global[i])
+	if f.Mode != DynPaper {
+		// The regulariser is detached upstream: no gradient, only the clip.
+		c.TrainSGD(up.Params, c.SGD(), func(_, g []float64) {
+			if f.MaxGradNorm > 0 {
+				ClipNorm(g, f.MaxGradNorm)
+			}
+		})
+		return
 	}
-	c.TrainSGD(up.Params, c.SGD(), func(_, g []float64) {
+	st, _ := c.State.(*feddynClient)
+	if st == nil {
+		st = &feddynClient{g: make([]float64, len(up.Params))}
+		c.State = st
+	}
+	a, anchor := f.Alpha, c.Global
+	c.TrainSGD(up.Params, c.SGD(), func(p, g []float64) {
 		for i := range g {
-			g[i] += f.term[i]
-		}
-		if f.MaxGradNorm > 0 {
-			ClipNorm(g, f.MaxGradNorm)
+			g[i] += a*(p[i]-anchor[i]) - st.g[i]
 		}
 	})
+	for i, v := range up.Params {
+		st.g[i] -= a * (v - anchor[i])
+	}
 }
+
 func (f *FedDyn) Aggregate(s *Server, ups []*Upload) {
 	if len(ups) == 0 {
 		return
@@ -264,32 +320,65 @@ func (f *FedDyn) Aggregate(s *Server, ups []*Upload) {
 			avg[i] += inv * v
 		}
 	}
-	for j, u := range ups {
-		idx := u.Client
-		if f.ByPosition {
-			idx = j
+	if f.Mode == DynPaper {
+		// h ← h − α(1/N)Σ(θ_i − θ^{t−1}); θ^t = avg − h/α.
+		k := f.Alpha / float64(s.NClients)
+		for _, u := range ups {
+			for i, v := range u.Params {
+				f.h[i] -= k * (v - s.Prev[i])
+			}
 		}
-		nab := f.nabla[idx]
+		for i := range avg {
+			avg[i] -= f.h[i] / f.Alpha
+		}
+		return
+	}
+	for j, u := range ups {
+		nab := f.nabla[j] // upstream indexes ∇ by position in the sampled list
 		for i, v := range u.Params {
 			nab[i] += v - avg[i]
 		}
 	}
 	invN := 1 / float64(len(f.nabla))
-	for _, nab := range f.nabla {
-		for i, v := range nab {
-			avg[i] += invN * v
+	for i := range avg {
+		var m float64
+		for _, nab := range f.nabla {
+			m += nab[i]
 		}
+		avg[i] += invN * m
 	}
 }
 
-// PFedMe (T Dinh et al. 2020) as upstream runs it: for every mini-batch the
-// personalised model θ takes K steps θ −= lr·(∇f(θ) + λ(θ − w) + μθ)
-// (the objective-perturbation vector, when set, is added after the lr
-// scaling as upstream does), then the local model moves w −= λ·lr·(w − θ).
-// The client uploads w and keeps θ; the server mixes ω̄ ← (1−β)ω̄ + β·avg.
+// NablaMean returns (1/N)Σ∇ of upstream mode (nil in paper mode): the
+// term the upstream server adds to the mean, which stays 0 up to rounding.
+func (f *FedDyn) NablaMean() []float64 {
+	if f.nabla == nil {
+		return nil
+	}
+	out := make([]float64, len(f.nabla[0]))
+	for _, nab := range f.nabla {
+		for i, v := range nab {
+			out[i] += v / float64(len(f.nabla))
+		}
+	}
+	return out
+}
+
+// PFedMe (T Dinh et al. 2020) as upstream runs it (client/pfedme.py): the
+// personalised model θ starts each local update at the broadcast model;
+// for every mini-batch θ takes K steps θ −= lr·(∇f(θ) + λ(θ − w) + μθ)
+// on that same batch (the objective-perturbation vector, when set, is
+// added after the lr scaling, as upstream does), then the local model
+// moves w −= λ·lr·(w − θ). The client uploads w; the server keeps θ for
+// evaluation and mixes ω̄ ← (1−β)ω̄ + β·avg (upstream ignores β: its
+// server takes the plain size-weighted average, i.e. β = 1, the default).
+// With ReleasePersonal θ is also passed through the engine's AfterLocal
+// hook (output perturbation), as upstream perturbs both models it stores
+// on the server.
 type PFedMe struct {
 	K                int
 	Lambda, Mu, Beta float64
+	ReleasePersonal  bool
 	avg              []float64
 	init             []float64
 }
@@ -335,6 +424,9 @@ func (f *PFedMe) Local(c *Client, up *Upload) {
 			w[i] -= f.Lambda * lr * (w[i] - theta[i])
 		}
 	})
+	if f.ReleasePersonal {
+		c.Release(theta)
+	}
 }
 func (f *PFedMe) Aggregate(s *Server, ups []*Upload) {
 	if !WeightedAverage(f.avg, ups) {

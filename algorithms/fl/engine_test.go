@@ -206,21 +206,6 @@ func TestScaffoldControlVariatesAverageToServer(t *testing.T) {
 	}
 }
 
-func TestFedDynPositionQuirkDiffers(t *testing.T) {
-	clients := toyClients(1, 6, 5)
-	m := model.NewLogReg(5, 2, model.CrossEntropy)
-	init := make([]float64, m.NumParams())
-	a, _ := New(m, clients, &FedDyn{Alpha: 0.01, MaxGradNorm: 10}, baseConfig(), rng.New(4), init, Hooks{})
-	b, _ := New(m.Clone(), clients, &FedDyn{Alpha: 0.01, MaxGradNorm: 10, ByPosition: true}, baseConfig(), rng.New(4), init, Hooks{})
-	for k := 0; k < 4; k++ {
-		a.TrainRound()
-		b.TrainRound()
-	}
-	if reflect.DeepEqual(a.Server().Global, b.Server().Global) {
-		t.Fatal("indexing ∇ by position should change the trajectory")
-	}
-}
-
 func TestBernoulliRoundWithNobodyKeepsModel(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Sampling, cfg.P = Bernoulli, 1e-9

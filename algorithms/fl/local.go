@@ -30,6 +30,7 @@ type Client struct {
 	State any
 
 	steps, sampleGrads int
+	release            func(*Client, []float64)
 	sgd                *optim.SGD
 	grad, bx           []float64
 	by, perm           []int
@@ -42,6 +43,7 @@ func (c *Client) reset(e *Engine, id, epochs int, key rng.Key) {
 	c.Noise = key.Derive("noise").Rand()
 	c.Linear, c.State = nil, e.states[id]
 	c.steps, c.sampleGrads = 0, 0
+	c.release = e.hooks.AfterLocal
 	if c.sgd == nil {
 		c.sgd = &optim.SGD{}
 	}
@@ -53,6 +55,16 @@ func (c *Client) Count(steps, sampleGrads int) {
 	c.sampleGrads += sampleGrads
 }
 
+// Release passes a model the client sends to the server besides its upload
+// (pFedMe's personalised model, upstream) through the AfterLocal hook, so a
+// privacy mechanism treats it as it treats the upload; without a hook it
+// does nothing.
+func (c *Client) Release(params []float64) {
+	if c.release != nil {
+		c.release(c, params)
+	}
+}
+
 // Steps returns the local optimizer steps taken so far this round.
 func (c *Client) Steps() int { return c.steps }
 
@@ -60,6 +72,9 @@ func (c *Client) Steps() int { return c.steps }
 // from the local config (learning rate, momentum, buffer mode, Linear).
 // Callers may set Prox/Anchor before training.
 func (c *Client) SGD() *optim.SGD {
+	if c.sgd == nil {
+		c.sgd = &optim.SGD{}
+	}
 	s := c.sgd
 	// Set the exported fields one by one: assigning a fresh struct would
 	// drop the momentum buffer's capacity and reallocate it every round.
@@ -79,26 +94,33 @@ func (c *Client) SGD() *optim.SGD {
 // aliases scratch storage valid during the call.
 func (c *Client) Batches(step func(b model.Batch)) {
 	d := c.Data
+	if cap(c.bx) < c.Local.BatchSize*d.D {
+		c.bx = make([]float64, c.Local.BatchSize*d.D)
+		c.by = make([]int, c.Local.BatchSize)
+	}
+	c.batchRows(func(rows []int) {
+		n := len(rows)
+		for j, src := range rows {
+			copy(c.bx[j*d.D:(j+1)*d.D], d.X[src*d.D:(src+1)*d.D])
+			c.by[j] = d.Y[src]
+		}
+		step(model.Batch{X: c.bx[:n*d.D], Y: c.by[:n], N: n, D: d.D})
+	})
+}
+
+// batchRows calls step with the row indices of every mini-batch, in the
+// order Batches visits them (the same shuffles).
+func (c *Client) batchRows(step func(rows []int)) {
+	d := c.Data
 	bs := c.Local.BatchSize
 	if cap(c.perm) < d.N {
 		c.perm = make([]int, d.N)
 	}
 	c.perm = c.perm[:d.N]
-	if cap(c.bx) < bs*d.D {
-		c.bx = make([]float64, bs*d.D)
-		c.by = make([]int, bs)
-	}
 	for ep := 0; ep < c.Epochs; ep++ {
 		rng.Perm(c.Rand, c.perm)
 		for start := 0; start < d.N; start += bs {
-			end := min(start+bs, d.N)
-			n := end - start
-			for j := 0; j < n; j++ {
-				src := c.perm[start+j]
-				copy(c.bx[j*d.D:(j+1)*d.D], d.X[src*d.D:(src+1)*d.D])
-				c.by[j] = d.Y[src]
-			}
-			step(model.Batch{X: c.bx[:n*d.D], Y: c.by[:n], N: n, D: d.D})
+			step(c.perm[start:min(start+bs, d.N)])
 		}
 	}
 }
@@ -118,14 +140,7 @@ func (c *Client) TrainSGD(p []float64, opt optim.Optimizer, hook GradHook) float
 	g := c.grad[:len(p)]
 	var lossSum float64
 	var batches int
-	gradOnly, _ := c.Model.(model.GradOnly)
-	c.Batches(func(b model.Batch) {
-		if gradOnly != nil {
-			gradOnly.Grad(p, b, g, c.Rand)
-			lossSum = math.NaN()
-		} else {
-			lossSum += c.Model.LossGrad(p, b, g, c.Rand)
-		}
+	after := func(n int) {
 		if hook != nil {
 			hook(p, g)
 		}
@@ -134,9 +149,29 @@ func (c *Client) TrainSGD(p []float64, opt optim.Optimizer, hook GradHook) float
 		}
 		opt.Step(p, g)
 		c.steps++
-		c.sampleGrads += b.N
+		c.sampleGrads += n
 		batches++
-	})
+	}
+	gradOnly, _ := c.Model.(model.GradOnly)
+	if rg, ok := c.Model.(model.RowGrad); ok && gradOnly != nil {
+		// Gradient straight from the shuffled rows: no batch copy.
+		d := c.Data
+		c.batchRows(func(rows []int) {
+			rg.GradRows(p, d.X, d.Y, d.D, rows, g, c.Rand)
+			after(len(rows))
+		})
+		lossSum = math.NaN()
+	} else {
+		c.Batches(func(b model.Batch) {
+			if gradOnly != nil {
+				gradOnly.Grad(p, b, g, c.Rand)
+				lossSum = math.NaN()
+			} else {
+				lossSum += c.Model.LossGrad(p, b, g, c.Rand)
+			}
+			after(b.N)
+		})
+	}
 	if batches == 0 {
 		return math.NaN()
 	}

@@ -110,70 +110,106 @@ func argmax(v []float64) int {
 	return best
 }
 
-// headLoss2 is headLoss for two classes, where softmax is a sigmoid of the
-// score difference d = z_1 − z_0 (the binary synthetic tasks of Upcycled-FL
-// spend most of their time here, and exp dominates). CrossEntropy shares one
-// e = exp(−|d|) between σ(d) and the loss softplus(±d) = max(±d, 0) +
-// log1p(e). DoubleSoftmax: s_1 = σ(d); the second softmax sees
-// d₂ = s_1 − s_0 ∈ [−1, 1], so q_1 = σ(d₂) ∈ [0.27, 0.73] and the loss
-// −log q_y is computed directly without loss of precision.
-func headLoss2(l Loss, z []float64, y int, delta []float64) float64 {
-	return headLoss2Opt(l, z, y, delta, true)
+// dsGrads overwrites each score difference sc[i] with the DoubleSoftmax
+// gradient g of head2 for label Y[rows[i]] (Y[i] when rows is nil) and
+// returns Σg. It is head2's DoubleSoftmax branch for training, without the
+// loss, written for a whole mini-batch and without data-dependent branches
+// (the sign of d and the label are random, so branches on them would be
+// mispredicted half the time): s_0·s_1 = σ(|d|)·σ(−|d|) does not depend on
+// the sign, t = s_1 − s_0 = sign(d)·(σ(|d|) − σ(−|d|)), and u_1 = q_1 − y.
+func dsGrads(sc []float64, Y []int, rows []int) float64 {
+	var sum float64
+	for i, d := range sc {
+		k := i
+		if rows != nil {
+			k = rows[i]
+		}
+		a := -math.Abs(d)
+		var e float64
+		if a >= expUnderBelow {
+			e = expCore(a)
+		} else {
+			e = math.Exp(a)
+		}
+		inv := 1 / (1 + e)
+		sPos, sNeg := inv, e*inv
+		et := expCore(-math.Copysign(sPos-sNeg, d)) // e^{s_0 − s_1}, argument in [−1, 1]
+		q1 := 1 / (1 + et)
+		g := 2 * sPos * sNeg * (q1 - float64(Y[k]))
+		sc[i] = g
+		sum += g
+	}
+	return sum
 }
 
-// headLoss2Opt is headLoss2 that skips the loss (returning 0) when
-// wantLoss is false; delta is the same either way.
-func headLoss2Opt(l Loss, z []float64, y int, delta []float64, wantLoss bool) float64 {
-	d := z[1] - z[0]
+// headLoss2 is headLoss for two classes: it writes dloss/dz = (−g, g)
+// with g, the loss from head2 of the score difference z_1 − z_0.
+func headLoss2(l Loss, z []float64, y int, delta []float64) float64 {
+	g, loss, _, _ := head2(l, z[1]-z[0], y, true)
+	if delta != nil {
+		delta[0], delta[1] = -g, g
+	}
+	return loss
+}
+
+// head2 is the two-class head as a function of the score difference
+// d = z_1 − z_0 (softmax of two scores is a sigmoid of d, so the loss
+// depends on d alone and dloss/dz_0 = −dloss/dz_1). It returns
+// g = dloss/dd, the loss when wantLoss (else 0), and the class
+// probabilities s_0 = σ(−d), s_1 = σ(d) (the network's output), both
+// computed from e = e^{−|d|} without cancellation. The binary synthetic
+// tasks of Upcycled-FL spend most of their time here; the exponentials
+// dominate, so they are inlined (expCore).
+//
+// CrossEntropy: g = s_1 − [y=1], loss = softplus(∓d) = max(∓d, 0) +
+// log1p(e).
+//
+// DoubleSoftmax: the second softmax sees t = s_1 − s_0 ∈ [−1, 1], so
+// q_1 = σ(t) ∈ [0.27, 0.73] and the loss −log q_y needs no care. With
+// u = q − e_y (u_0 = −u_1) the chain rule through the first softmax gives
+// g = s_1(u_1 − ⟨s, u⟩) = 2·s_0·s_1·u_1.
+func head2(l Loss, d float64, y int, wantLoss bool) (g, loss, s0, s1 float64) {
+	a := -math.Abs(d)
+	var e float64
+	if a >= expUnderBelow {
+		e = expCore(a)
+	} else {
+		e = math.Exp(a)
+	}
+	inv := 1 / (1 + e)
+	s1, s0 = inv, e*inv
+	if d < 0 {
+		s1, s0 = s0, s1
+	}
 	switch l {
 	case CrossEntropy:
-		e := math.Exp(-math.Abs(d))
-		var p1 float64
-		if d >= 0 {
-			p1 = 1 / (1 + e)
-		} else {
-			p1 = e / (1 + e)
-		}
-		if delta != nil {
-			delta[0], delta[1] = 1-p1, p1
-			delta[y]--
-		}
-		if !wantLoss {
-			return 0
-		}
-		x := d // loss = softplus(d) for y = 0, softplus(−d) for y = 1
+		g = s1
 		if y == 1 {
-			x = -d
+			g = -s0
 		}
-		return max(x, 0) + math.Log1p(e)
-	case DoubleSoftmax:
-		var s1 float64
-		if d >= 0 {
-			s1 = 1 / (1 + math.Exp(-d))
-		} else {
-			e := math.Exp(d)
-			s1 = e / (1 + e)
-		}
-		s0 := 1 - s1
-		q1 := 1 / (1 + math.Exp(s0-s1))
-		q0 := 1 - q1
-		if delta != nil {
-			u0, u1 := q0, q1
-			if y == 0 {
-				u0--
-			} else {
-				u1--
+		if wantLoss {
+			x := d // loss = softplus(d) for y = 0, softplus(−d) for y = 1
+			if y == 1 {
+				x = -d
 			}
-			dot := s0*u0 + s1*u1
-			delta[0], delta[1] = s0*(u0-dot), s1*(u1-dot)
+			loss = max(x, 0) + math.Log1p(e)
 		}
-		if !wantLoss {
-			return 0
+		return g, loss, s0, s1
+	case DoubleSoftmax:
+		// As dsGrads computes it (bit for bit): s_0 − s_1 = −sign(d)·(σ(|d|) −
+		// σ(−|d|)), s_0·s_1 = σ(|d|)·σ(−|d|), u_1 = q_1 − y.
+		et := expCore(s0 - s1) // the argument lies in [−1, 1]
+		q1 := 1 / (1 + et)
+		q0 := et * q1
+		g = 2 * s0 * s1 * (q1 - float64(y))
+		if wantLoss {
+			if y == 0 {
+				loss = -math.Log(q0)
+			} else {
+				loss = -math.Log(q1)
+			}
 		}
-		if y == 0 {
-			return -math.Log(q0)
-		}
-		return -math.Log(q1)
+		return g, loss, s0, s1
 	}
 	panic("model: unknown loss " + l.String())
 }

@@ -118,6 +118,14 @@ func grow(s []float64, n int) []float64 {
 	return s[:n]
 }
 
+// growInt is grow for []int.
+func growInt(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
+}
+
 // checkBatch panics when b does not fit a model of d features, or when
 // labels are needed and Y is shorter than N.
 func checkBatch(b Batch, d int, needY bool) {

@@ -25,6 +25,10 @@ type LogReg struct {
 
 	d, c int
 	z    []float64 // scratch, 3·classes: scores, head gradient, head work
+	// two-class scratch: w_1 − w_0, per-example scores then head gradients;
+	// a gathered batch for GradRows with more classes.
+	wd, sc, bx []float64
+	by         []int
 }
 
 // NewLogReg returns a logistic regression of inputDim features and classes
@@ -179,6 +183,10 @@ func (m *LogReg) PredictLoss(p []float64, b Batch, out, loss []float64) {
 		checkLen("loss buffer", loss, b.N)
 	}
 	w, bias := m.split(p)
+	if m.c == 2 {
+		m.predictLoss2(w, bias, b, out, loss)
+		return
+	}
 	for i := 0; i < b.N; i++ {
 		z := m.scores(w, bias, b.Row(i))
 		if loss != nil {
@@ -190,45 +198,141 @@ func (m *LogReg) PredictLoss(p []float64, b Batch, out, loss []float64) {
 	}
 }
 
-// lossGrad2 is LossGrad for two classes (the binary synthetic tasks of
-// Upcycled-FL spend almost all their time here): one fused pass computes
-// both scores, the two-class head (headLoss2) gives dloss/dz, and one fused
-// pass accumulates both weight rows, avoiding per-sample calls on 20-long
-// vectors. grad (gw, gb) has been cleared by the caller.
-func (m *LogReg) lossGrad2(w, bias []float64, b Batch, gw, gb []float64, wantLoss bool) float64 {
-	d := m.d
-	w0, w1 := w[:d], w[d:2*d]
-	g0, g1 := gw[:d], gw[d:2*d]
-	var z, delta [2]float64
-	var total, gb0, gb1 float64
-	for i := 0; i < b.N; i++ {
-		x := b.X[i*d : (i+1)*d]
-		x = x[:len(w0)]
-		var s0, s1 float64
-		for j, xj := range x {
-			s0 += w0[j] * xj
-			s1 += w1[j] * xj
+// predictLoss2 is PredictLoss for two classes: the score differences as in
+// rows2, then the probabilities and loss from head2.
+func (m *LogReg) predictLoss2(w, bias []float64, b Batch, out, loss []float64) {
+	sc := m.scores2(w, bias, b.X, nil, b.N)
+	for i, d := range sc {
+		y := 0
+		if loss != nil {
+			y = b.Y[i]
 		}
-		z[0], z[1] = s0+bias[0], s1+bias[1]
-		total += headLoss2Opt(m.Loss, z[:], b.Y[i], delta[:], wantLoss)
-		d0, d1 := delta[0], delta[1]
-		g0 := g0[:len(x)]
-		g1 := g1[:len(x)]
-		for j, xj := range x {
-			g0[j] += d0 * xj
-			g1[j] += d1 * xj
+		_, l, s0, s1 := head2(m.Loss, d, y, loss != nil)
+		if out != nil {
+			out[2*i], out[2*i+1] = s0, s1
 		}
-		gb0 += d0
-		gb1 += d1
+		if loss != nil {
+			loss[i] = l
+		}
 	}
-	if b.N == 0 {
+}
+
+// scores2 writes d_i = (w_1 − w_0)·x_i + (b_1 − b_0) for n examples of X
+// (rows[i] when rows is not nil) into scratch and returns it; four rows at
+// a time, so that the sums are independent chains.
+func (m *LogReg) scores2(w, bias, X []float64, rows []int, n int) []float64 {
+	d := m.d
+	m.wd = grow(m.wd, d)
+	wd := m.wd[:d]
+	for j := range wd {
+		wd[j] = w[d+j] - w[j]
+	}
+	bd := bias[1] - bias[0]
+	m.sc = grow(m.sc, n)
+	sc := m.sc[:n]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		k0, k1, k2, k3 := i, i+1, i+2, i+3
+		if rows != nil {
+			k0, k1, k2, k3 = rows[i], rows[i+1], rows[i+2], rows[i+3]
+		}
+		x0, x1, x2, x3 := X[k0*d:k0*d+d], X[k1*d:k1*d+d], X[k2*d:k2*d+d], X[k3*d:k3*d+d]
+		x0, x1, x2, x3 = x0[:len(wd)], x1[:len(wd)], x2[:len(wd)], x3[:len(wd)]
+		var a0, a1, a2, a3 float64
+		for j, v := range wd {
+			a0 += v * x0[j]
+			a1 += v * x1[j]
+			a2 += v * x2[j]
+			a3 += v * x3[j]
+		}
+		sc[i], sc[i+1], sc[i+2], sc[i+3] = a0+bd, a1+bd, a2+bd, a3+bd
+	}
+	for ; i < n; i++ {
+		k := i
+		if rows != nil {
+			k = rows[i]
+		}
+		x := X[k*d : k*d+d]
+		x = x[:len(wd)]
+		var a float64
+		for j, v := range wd {
+			a += v * x[j]
+		}
+		sc[i] = a + bd
+	}
+	return sc
+}
+
+// lossGrad2 is LossGrad for two classes on a contiguous batch: rows2
+// with rows = nil.
+func (m *LogReg) lossGrad2(w, bias []float64, b Batch, gw, gb []float64, wantLoss bool) float64 {
+	return m.rows2(w, bias, b.X, b.Y, nil, b.N, gw, gb, wantLoss)
+}
+
+// rows2 is the two-class mean loss and gradient over n examples of a
+// row-major X: rows[i] when rows is not nil, else example i. Softmax of two
+// scores depends on d = (w_1 − w_0)·x + (b_1 − b_0) only, so the forward
+// pass is one dot product per example, dloss/dz = (−g, g) with g from
+// head2, and the gradient is ∂/∂w_1 = mean g·x = −∂/∂w_0. The mini-batch is
+// handled as two small matrix products (X·w_d, then gᵀ·X), four examples
+// at a time so that the sums are independent chains; the caller has
+// cleared gw and gb. Nothing is copied or allocated once scratch has grown.
+func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb []float64, wantLoss bool) float64 {
+	if n == 0 {
 		return 0
 	}
-	gb[0], gb[1] = gb0, gb1
-	inv := 1 / float64(b.N)
-	floats.Scale(inv, gw)
-	gb[0] *= inv
-	gb[1] *= inv
+	d := m.d
+	sc := m.scores2(w, bias, X, rows, n)
+	// Head: scores → g_i (in place).
+	var total, gsum float64
+	if m.Loss == DoubleSoftmax && !wantLoss {
+		gsum = dsGrads(sc, Y, rows)
+	} else {
+		for i, di := range sc {
+			k := i
+			if rows != nil {
+				k = rows[i]
+			}
+			g, l, _, _ := head2(m.Loss, di, Y[k], wantLoss)
+			sc[i] = g
+			gsum += g
+			total += l
+		}
+	}
+	// ∂/∂w_1 = Σ g_i x_i, four rows at a time, into gw's second row.
+	g1 := gw[d : 2*d : 2*d]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		k0, k1, k2, k3 := i, i+1, i+2, i+3
+		if rows != nil {
+			k0, k1, k2, k3 = rows[i], rows[i+1], rows[i+2], rows[i+3]
+		}
+		x0, x1, x2, x3 := X[k0*d:k0*d+d], X[k1*d:k1*d+d], X[k2*d:k2*d+d], X[k3*d:k3*d+d]
+		x0, x1, x2, x3 = x0[:len(g1)], x1[:len(g1)], x2[:len(g1)], x3[:len(g1)]
+		c0, c1, c2, c3 := sc[i], sc[i+1], sc[i+2], sc[i+3]
+		for j := range g1 {
+			g1[j] += c0*x0[j] + c1*x1[j] + c2*x2[j] + c3*x3[j]
+		}
+	}
+	for ; i < n; i++ {
+		k := i
+		if rows != nil {
+			k = rows[i]
+		}
+		x, c := X[k*d:k*d+d], sc[i]
+		x = x[:len(g1)]
+		for j := range g1 {
+			g1[j] += c * x[j]
+		}
+	}
+	inv := 1 / float64(n)
+	g0 := gw[:d]
+	for j, v := range g1 {
+		v *= inv
+		g1[j], g0[j] = v, -v
+	}
+	gb[1] = gsum * inv
+	gb[0] = -gb[1]
 	return total * inv
 }
 
@@ -246,4 +350,29 @@ func (m *LogReg) Grad(p []float64, b Batch, grad []float64, r *rand.Rand) {
 	w, bias := m.split(p)
 	gw, gb := m.split(grad)
 	m.lossGrad2(w, bias, b, gw, gb, false)
+}
+
+// GradRows implements RowGrad: Grad of the examples rows of the row-major
+// data set (X, Y) of d features, read in place (the local loops of fl use
+// it to skip copying each shuffled mini-batch).
+func (m *LogReg) GradRows(p, X []float64, Y []int, d int, rows []int, grad []float64, r *rand.Rand) {
+	if d != m.d {
+		panic("model: LogReg.GradRows: wrong feature count")
+	}
+	if m.c != 2 {
+		m.bx = grow(m.bx, len(rows)*d)
+		m.by = growInt(m.by, len(rows))
+		for i, k := range rows {
+			copy(m.bx[i*d:(i+1)*d], X[k*d:(k+1)*d])
+			m.by[i] = Y[k]
+		}
+		m.LossGrad(p, Batch{X: m.bx[:len(rows)*d], Y: m.by[:len(rows)], N: len(rows), D: d}, grad, r)
+		return
+	}
+	m.checkParams(p)
+	m.checkParams(grad)
+	clear(grad)
+	w, bias := m.split(p)
+	gw, gb := m.split(grad)
+	m.rows2(w, bias, X, Y, rows, len(rows), gw, gb, false)
 }

@@ -71,6 +71,13 @@ type GradOnly interface {
 	Grad(p []float64, b Batch, grad []float64, r *rand.Rand)
 }
 
+// RowGrad is implemented by models that compute Grad of selected rows of a
+// row-major data set in place: rows[i] indexes the examples of X (n×d)
+// and Y. It must equal Grad on the gathered batch up to rounding.
+type RowGrad interface {
+	GradRows(p, X []float64, Y []int, d int, rows []int, grad []float64, r *rand.Rand)
+}
+
 // Model is a classifier with analytic gradients.
 type Model interface {
 	Differentiable

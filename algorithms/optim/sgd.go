@@ -181,6 +181,27 @@ func (s *SGD) Step(p, g []float64) {
 	}
 	s.numSteps++
 
+	// Plain momentum SGD, the common case of the FL loops: with no weight
+	// decay, proximal or linear term every mode computes buf = ρ·buf + g,
+	// p −= lr·buf (Nesterov aside). Same operations as the general loops
+	// below, without their per-element tests.
+	known := s.Mode == ModeGradient || s.Mode == ModeUpstreamBuffer || s.Mode == ModeDecoupled
+	if known && rho != 0 && !s.Nesterov && wd == 0 && anchor == nil && lin == nil {
+		if first {
+			for j, d := range g {
+				buf[j] = d
+				p[j] -= lr * d
+			}
+			return
+		}
+		for j, d := range g {
+			b := rho*buf[j] + d
+			buf[j] = b
+			p[j] -= lr * b
+		}
+		return
+	}
+
 	switch {
 	case rho == 0:
 		for j := range p {

@@ -35,8 +35,27 @@ func (x *executor) run(ctx context.Context, r runner.Run) (*runner.Outcome, erro
 }
 
 // Execute runs one configuration on a dataset: it is the whole experiment
-// of a run, exported for tests and benchmarks.
+// of a run, exported for tests and benchmarks. A tuned configuration
+// (cfg.Tune set) first selects its learning rate and c by the grid search
+// of tune.go, then runs with them; its final metrics add "lr", "coef" and
+// "val_acc" (the selected point's validation accuracy) and its Extra holds
+// the grid.
 func Execute(ctx context.Context, fed *data.Federated, cfg RunConfig, seed uint64) (*runner.Outcome, error) {
+	if cfg.Tune != nil {
+		sel, err := selectHyper(ctx, fed, cfg)
+		if err != nil {
+			return nil, err
+		}
+		run := cfg
+		run.Tune, run.LR, run.Coef = nil, sel.LR, sel.C
+		out, err := Execute(ctx, fed, run, seed)
+		if err != nil {
+			return nil, err
+		}
+		out.Final["lr"], out.Final["coef"], out.Final["val_acc"] = sel.LR, sel.C, sel.ValAcc
+		out.Extra = map[string]any{"grid": sel.Grid}
+		return out, nil
+	}
 	mode, err := upcycled.ParseMode(cfg.Mode)
 	if err != nil {
 		return nil, err
@@ -54,7 +73,8 @@ func Execute(ctx context.Context, fed *data.Federated, cfg RunConfig, seed uint6
 	init := make([]float64, m.NumParams())
 	m.Init(init, key.Derive("init").Rand())
 
-	alg, err := fl.NewAlgorithm(cfg.Method, cfg.Params)
+	name, _ := algorithmOf(cfg.Method, cfg.Params, cfg.Mode)
+	alg, err := fl.NewAlgorithm(name, cfg.Params)
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +114,12 @@ func Execute(ctx context.Context, fed *data.Federated, cfg RunConfig, seed uint6
 	ev := newEvaluator(m, fed, alg, e)
 	sched := upcycled.Schedule{Iterations: cfg.Iterations, Upcycled: cfg.Variant == "upcycled", Coef: cfg.Coef}
 	out := &runner.Outcome{}
-	first := ev.metrics()
-	first["t"] = 0
-	out.Rounds = append(out.Rounds, first)
 	every := max(cfg.EvalEvery, 1)
+	if every < cfg.Iterations {
+		first := ev.metrics() // the curve starts at the initial model
+		first["t"] = 0
+		out.Rounds = append(out.Rounds, first)
+	}
 	var last runner.Metrics
 	err = upcycled.Run(e, alg, sched, func(it upcycled.Iteration) {
 		if ctx.Err() != nil {

@@ -8,6 +8,7 @@ package upcycled
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -69,8 +70,15 @@ type Experiment struct {
 
 	Model  string `yaml:"model"`  // logreg | mlp
 	Hidden int    `yaml:"hidden"` // MLP hidden width (FEMNIST: 196)
-	// EvalEvery evaluates every k-th iteration (and the last); default 1.
+	// EvalEvery evaluates every k-th iteration (and the last). Default:
+	// every iteration for the runs whose loss curves a figure draws (an
+	// experiment with a figure, its first data source), else only the
+	// final model, which is all a table reads.
 	EvalEvery int `yaml:"eval_every"`
+	// Tune, when set, makes every run select its learning rate (and c)
+	// by a grid search on a validation split first (tune.go); the
+	// setting's tuned values are then not used.
+	Tune *TuneConfig `yaml:"tune"`
 }
 
 // RunConfig is the full configuration of one run (stored in its result).
@@ -101,6 +109,8 @@ type RunConfig struct {
 	Hidden        int       `json:"hidden,omitempty"`
 	GeneratorSeed uint64    `json:"generator_seed"`
 	EvalEvery     int       `json:"eval_every"`
+	// Tune is the grid of a tuned run (nil: LR and Coef are fixed).
+	Tune *TuneConfig `json:"tune,omitempty"`
 }
 
 var variants = []string{"baseline", "upcycled"}
@@ -156,8 +166,9 @@ func (e *Experiment) validate(s *Spec) error {
 		}
 	}
 	for _, m := range e.Methods {
-		if _, err := fl.NewAlgorithm(m, fl.Params{Mu: math.Max(e.Mu, 1)}); err != nil {
-			return err
+		name, params := algorithmOf(m, fl.Params{Mu: math.Max(e.Mu, 1)}, "upstream")
+		if _, err := fl.NewAlgorithm(name, params); err != nil {
+			return fmt.Errorf("method %q: %w", m, err)
 		}
 	}
 	for _, m := range e.Modes {
@@ -190,13 +201,51 @@ func (e *Experiment) validate(s *Spec) error {
 	if e.Model != "logreg" && e.Model != "mlp" {
 		return fmt.Errorf("model %q (want logreg or mlp)", e.Model)
 	}
+	if e.EvalEvery < 0 {
+		return fmt.Errorf("eval_every %d, want ≥ 0", e.EvalEvery)
+	}
+	if e.Tune != nil {
+		if err := e.Tune.validate(); err != nil {
+			return err
+		}
+		if len(e.Tune.Cs) == 0 {
+			return errors.New("tune: no coefficients cs for the Upcycled runs")
+		}
+	}
 	return nil
 }
+
+// feddynAcar is the spec's name for FedDyn in Acar et al.'s form (fl's
+// feddyn with DynMode paper); "feddyn" is the released code's form.
+const feddynAcar = "feddyn_acar"
+
+// algorithmOf maps a spec method to the fl baseline name and its
+// parameters for a run mode: feddyn_acar is fl's feddyn in paper mode, and
+// upstream-mode pFedMe releases (perturbs) its personalised model too.
+func algorithmOf(method string, p fl.Params, mode string) (string, fl.Params) {
+	switch method {
+	case feddynAcar:
+		p.DynMode = fl.DynPaper
+		return "feddyn", p
+	case "pfedme":
+		p.PFedMeReleasePersonal = mode == "upstream"
+	}
+	return method, p
+}
+
+// tuningFallback is the method whose tuned values a method without its own
+// entry takes before the setting's default (Acar-form FedDyn runs at the
+// released FedDyn's values).
+var tuningFallback = map[string]string{feddynAcar: "feddyn"}
 
 // tuned returns (lr, c) for a setting, method and dataset.
 func (s *Spec) tuned(setting, method, dataset string) (Tuned, error) {
 	block := s.Tuning[setting]
-	for _, m := range []string{method, "default"} {
+	cands := []string{method}
+	if f, ok := tuningFallback[method]; ok {
+		cands = append(cands, f)
+	}
+	for _, m := range append(cands, "default") {
 		if byDS, ok := block[m]; ok {
 			if t, ok := byDS[dataset]; ok {
 				if t.From == "" && m == "default" {
@@ -210,7 +259,10 @@ func (s *Spec) tuned(setting, method, dataset string) (Tuned, error) {
 }
 
 // Plan expands the spec into runs; available says which (source, dataset)
-// pairs can be loaded (others are skipped and reported as not run).
+// pairs can be loaded (others are skipped and reported as not run). A
+// tuned experiment's runs come seed by seed (every cell's first seed, then
+// every cell's second, …), so that parallel workers start on different
+// cells' grid searches instead of waiting for the same one.
 func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, error) {
 	var runs []runner.Run
 	for _, e := range s.Experiments {
@@ -218,16 +270,19 @@ func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, 
 		if len(seeds) == 0 {
 			seeds = s.Seeds
 		}
-		every := max(e.EvalEvery, 1)
-		for _, src := range e.Sources {
+		var exp []runner.Run
+		for si, src := range e.Sources {
 			for _, ds := range e.Datasets {
 				if !available(src, ds) {
 					continue
 				}
 				for _, m := range e.Methods {
-					t, err := s.tuned(e.Setting, m, ds)
-					if err != nil {
-						return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+					t := Tuned{From: "grid search on a validation split"}
+					if e.Tune == nil {
+						var err error
+						if t, err = s.tuned(e.Setting, m, ds); err != nil {
+							return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+						}
 					}
 					for _, mode := range e.Modes {
 						for _, v := range variants {
@@ -236,14 +291,23 @@ func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, 
 								Dataset: ds, Source: src, Method: m, Variant: v, Mode: mode, Privacy: e.Privacy,
 								Iterations: e.Iterations, LR: t.LR, TunedFrom: t.From,
 								Momentum: e.Momentum, Epochs: e.Epochs, Batch: e.Batch, Frac: e.Frac, Stragglers: e.Stragglers,
-								Params: fl.Params{Mu: e.Mu}.WithDefaults(), Model: e.Model, Hidden: e.Hidden,
-								GeneratorSeed: s.GeneratorSeed, EvalEvery: every,
+								Model: e.Model, Hidden: e.Hidden,
+								GeneratorSeed: s.GeneratorSeed, Tune: e.Tune,
 							}
-							if m != "fedprox" {
-								cfg.Params.Mu = 0
+							mu := 0.0
+							if m == "fedprox" {
+								mu = e.Mu
 							}
+							_, cfg.Params = algorithmOf(m, fl.Params{Mu: mu}.WithDefaults(), mode)
 							if v == "upcycled" {
 								cfg.Iterations, cfg.Coef = e.UpcycledIterations, t.C
+							}
+							cfg.EvalEvery = e.EvalEvery
+							if cfg.EvalEvery == 0 {
+								cfg.EvalEvery = cfg.Iterations // final model only
+								if e.Figure != "" && si == 0 {
+									cfg.EvalEvery = 1 // a figure draws this run's curve
+								}
 							}
 							switch e.Privacy {
 							case "output":
@@ -252,7 +316,7 @@ func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, 
 								cfg.Alpha = e.Alpha[v]
 							}
 							for _, seed := range seeds {
-								runs = append(runs, runner.Run{
+								exp = append(exp, runner.Run{
 									Paper: "upcycled", Scale: s.Scale, Experiment: e.Name,
 									Cell: fmt.Sprintf("%s/%s/%s/%s/%s", src, ds, m, v, mode), Seed: seed, Config: cfg,
 								})
@@ -262,7 +326,14 @@ func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, 
 				}
 			}
 		}
+		if e.Tune != nil {
+			rank := map[uint64]int{}
+			for i, sd := range seeds {
+				rank[sd] = i
+			}
+			sort.SliceStable(exp, func(i, j int) bool { return rank[exp[i].Seed] < rank[exp[j].Seed] })
+		}
+		runs = append(runs, exp...)
 	}
-	sort.SliceStable(runs, func(i, j int) bool { return false })
 	return runs, nil
 }
