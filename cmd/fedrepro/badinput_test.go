@@ -204,6 +204,21 @@ func TestBadInputs(t *testing.T) {
 					writeFile(t, filepath.Join(dir, "data", "fashion-mnist", f), "not an IDX file")
 				}
 			}, code: 1, want: "fashion-mnist", mayWrite: []string{"res"}},
+		{name: "truncated released data under data-dir", args: append([]string{"reproduce", "--paper", "upcycled", "--scale", "smoke", "--experiment", "fig3_output",
+			"--data-dir", "{dir}/data", "--shared-dir", "../../../shared"}, results...),
+			setup: func(t *testing.T, dir string) {
+				shared := sharedDir(t)
+				for _, f := range []string{"train/mytrain.pt", "train/user_groups.json", "test/mytest.pt", "test/user_groups.json"} {
+					b, err := os.ReadFile(filepath.Join(shared, "datasets", "upcycled-synthetic", "synthetic_iid", f))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if f == "train/mytrain.pt" {
+						b = b[:len(b)/2]
+					}
+					writeFile(t, filepath.Join(dir, "data", "synthetic_iid", f), string(b))
+				}
+			}, code: 1, want: "mytrain.pt", mayWrite: []string{"res"}},
 		// Result files: the merge refuses what it cannot trust, and says so.
 		{name: "report with no results", args: []string{"report", "--paper", "haar", "--scale", "smoke", "--results", "{dir}/res", "--reports", "{dir}/rep"},
 			code: 1, want: "results incomplete"},

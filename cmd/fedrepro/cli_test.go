@@ -194,3 +194,19 @@ func TestListJSON(t *testing.T) {
 		t.Fatalf("list: %+v", entries)
 	}
 }
+
+// An explicit --data-dir that lacks a dataset falls back to the project's
+// copy, and says so in one line.
+func TestDataDirFallbackIsSaid(t *testing.T) {
+	shared := sharedDir(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
+	code, _, errs := call("reproduce", "--paper", "upcycled", "--scale", "smoke", "--experiment", "fig3_output", "--quiet",
+		"--data-dir", filepath.Join(dir, "data"), "--shared-dir", shared, "--results", filepath.Join(dir, "res"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if n := strings.Count(errs, "synthetic_iid is not under --data-dir"); n != 1 {
+		t.Errorf("the fallback is said %d times, want once:\n%s", n, errs)
+	}
+}

@@ -117,3 +117,8 @@ func generatedDims(ds string, seed uint64) (dims, bool) {
 	genDims[key] = d
 	return d, d.train > 0
 }
+
+// costRate is runCost's units per CPU-second, measured on the 2-core
+// development machine over the default scale (Σ cost / Σ CPU seconds), for
+// the time estimate printed before long runs.
+const costRate = 2.1e11

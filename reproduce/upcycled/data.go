@@ -1,7 +1,6 @@
 package upcycled
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,13 +9,15 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
+	"github.com/fedrepro/fedrepro/reproduce/datasets"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
 // sources loads each (source, dataset) once per process and shares it
 // read-only between runs.
 type sources struct {
-	sharedDir, dataDir string
-	genSeed            uint64
+	sharedDir, dataDir, cacheDir string
+	genSeed                      uint64
 
 	mu    sync.Mutex
 	cache map[string]*loaded
@@ -35,17 +36,63 @@ func newSources(sharedDir, dataDir string, genSeed uint64) *sources {
 // upstreamName maps syn_0.5_0.5 → synthetic_0.5_0.5.
 func upstreamName(ds string) string { return "synthetic_" + strings.TrimPrefix(ds, "syn_") }
 
-// releasedRoots are where released data may be, in order: the user's copy
-// of the upstream data/ folder, then the project's shared copy.
-func (s *sources) releasedRoots() []string {
-	var roots []string
-	if s.dataDir != "" {
-		roots = append(roots, s.dataDir, filepath.Join(s.dataDir, "upcycled-synthetic"))
+// newSourcesFor is newSources for o, with the download cache.
+func newSourcesFor(o paper.Options, genSeed uint64) *sources {
+	s := newSources(o.SharedDir, o.DataDir, genSeed)
+	s.cacheDir = o.CacheDir
+	return s
+}
+
+// userRoots are where the user's --data-dir may hold the released data (a
+// copy of the upstream data/ folder, or of the shared layout).
+func (s *sources) userRoots() []string {
+	if s.dataDir == "" {
+		return nil
 	}
-	if s.sharedDir != "" {
-		roots = append(roots, filepath.Join(s.sharedDir, "datasets", "upcycled-synthetic"))
+	return []string{s.dataDir, filepath.Join(s.dataDir, "upcycled-synthetic")}
+}
+
+// defaultRoots are the project's copies: the shared folder's, then the
+// download cache's (reproduce/datasets).
+func (s *sources) defaultRoots() []string {
+	return datasets.UpcycledRoots(s.sharedDir, s.cacheDir)
+}
+
+// releasedRoots are where released data may be, in order.
+func (s *sources) releasedRoots() []string { return append(s.userRoots(), s.defaultRoots()...) }
+
+// releasedDir returns the root that holds dataset ds. An explicit --data-dir
+// is authoritative: when it holds ds, that copy is used (and a damaged copy
+// is an error, never replaced); fromUser says so. Otherwise the project's
+// copies are used.
+func (s *sources) releasedDir(ds string) (root string, fromUser bool) {
+	for _, r := range s.userRoots() {
+		if isDir(filepath.Join(r, upstreamName(ds))) {
+			return r, true
+		}
 	}
-	return roots
+	for _, r := range s.defaultRoots() {
+		if isDir(filepath.Join(r, upstreamName(ds))) {
+			return r, false
+		}
+	}
+	return "", false
+}
+
+// fallbacks lists, for the planned released datasets, a line for each that
+// --data-dir lacks and a project copy provides: the fallback is said, not
+// silent.
+func (s *sources) fallbacks(dss []string) []string {
+	if s.dataDir == "" {
+		return nil
+	}
+	var out []string
+	for _, ds := range dss {
+		if root, user := s.releasedDir(ds); root != "" && !user {
+			out = append(out, fmt.Sprintf("%s is not under --data-dir %s; using the project's copy at %s", upstreamName(ds), s.dataDir, filepath.Join(root, upstreamName(ds))))
+		}
+	}
+	return out
 }
 
 // femnistDirs are where a LEAF-format FEMNIST may be.
@@ -88,12 +135,8 @@ func (s *sources) available(src, ds string) bool {
 	case "generated":
 		return ds != "femnist"
 	case "released":
-		for _, r := range s.releasedRoots() {
-			if isDir(filepath.Join(r, upstreamName(ds))) {
-				return true
-			}
-		}
-		return false
+		root, _ := s.releasedDir(ds)
+		return root != ""
 	case "leaf":
 		for _, d := range s.femnistDirs() {
 			if isDir(filepath.Join(d, "train")) {
@@ -127,22 +170,16 @@ func (s *sources) loadUncached(src, ds string) (*data.Federated, error) {
 		}
 		return data.GenerateSynthetic(cfg, GeneratorKey(s.genSeed, ds))
 	case "released":
-		var errs []error
-		for _, r := range s.releasedRoots() {
-			if !isDir(filepath.Join(r, upstreamName(ds))) {
-				continue
-			}
-			f, err := data.LoadUpcycled(r, upstreamName(ds))
-			if err == nil {
-				f.Name = ds
-				return f, nil
-			}
-			errs = append(errs, err)
+		root, _ := s.releasedDir(ds)
+		if root == "" {
+			return nil, fmt.Errorf("dataset %s not found at %s", upstreamName(ds), s.where(src, ds))
 		}
-		if len(errs) > 0 {
-			return nil, errors.Join(errs...)
+		f, err := data.LoadUpcycled(root, upstreamName(ds))
+		if err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("dataset %s not found at %s", upstreamName(ds), s.where(src, ds))
+		f.Name = ds
+		return f, nil
 	case "leaf":
 		for _, d := range s.femnistDirs() {
 			if isDir(filepath.Join(d, "train")) {

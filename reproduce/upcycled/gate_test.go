@@ -9,3 +9,7 @@ import (
 // TestGate runs the smoke scale and compares it with
 // golden/upcycled/smoke/results.json (make golden PAPER=upcycled rewrites it).
 func TestGate(t *testing.T) { gatetest.Run(t, "upcycled") }
+
+// TestCoverage fails when a baseline, variant, mechanism or mode has no
+// smoke run.
+func TestCoverage(t *testing.T) { gatetest.Coverage(t, "upcycled") }

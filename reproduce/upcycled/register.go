@@ -3,6 +3,7 @@ package upcycled
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/fedrepro/fedrepro/reproduce/gate"
@@ -25,11 +26,15 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			x := &executor{src: newSources(o.SharedDir, o.DataDir, s.GeneratorSeed)}
+			x := &executor{src: newSourcesFor(o, s.GeneratorSeed)}
 			return x.run, nil
 		},
-		Report: writeReport,
-		Cost:   runCost,
+		Report:     writeReport,
+		Cost:       runCost,
+		CostRate:   costRate,
+		SpecSource: specs.Source,
+		Components: components,
+		Uses:       uses,
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.01},  // one accuracy point
 			{Name: "loss", Threshold: 0.02}, // final test loss
@@ -49,9 +54,28 @@ func plan(o paper.Options) ([]runner.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := newSources(o.SharedDir, o.DataDir, s.GeneratorSeed)
+	src := newSourcesFor(o, s.GeneratorSeed)
 	for _, nr := range notRun(s, src) {
 		o.Logf("upcycled: %s", nr)
+	}
+	var released []string
+	seen := map[string]bool{}
+	for _, e := range s.Experiments {
+		if len(o.Experiments) > 0 && !slices.Contains(o.Experiments, e.Name) {
+			continue
+		}
+		for _, so := range e.Sources {
+			for _, ds := range e.Datasets {
+				if so == "released" && ds != "femnist" && !seen[ds] {
+					seen[ds] = true
+					released = append(released, ds)
+				}
+			}
+		}
+	}
+	sort.Strings(released)
+	for _, fb := range src.fallbacks(released) {
+		o.Logf("upcycled: %s", fb)
 	}
 	return s.Plan(src.available)
 }

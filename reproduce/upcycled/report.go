@@ -127,7 +127,7 @@ func writeReport(o paper.Options, results []*runner.Result) error {
 	if err != nil {
 		return err
 	}
-	src := newSources(o.SharedDir, o.DataDir, s.GeneratorSeed)
+	src := newSourcesFor(o, s.GeneratorSeed)
 	dir := paper.ReportDir(o, "upcycled")
 	w := &reportWriter{o: o, s: s, nums: nums, groups: groups, src: src, dir: dir,
 		summary: &report.Summary{Paper: "upcycled", Scale: o.Scale, Notes: []string{
