@@ -184,7 +184,9 @@ func TestBadInputs(t *testing.T) {
 		{name: "spec type error", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
 			setup: func(t *testing.T, dir string) { writeSpec(t, dir, "haar", "    rounds: 5\n", "    rounds: five\n") }, code: 1, want: "s.yaml:"},
 		{name: "spec unknown method", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
-			setup: func(t *testing.T, dir string) { writeSpec(t, dir, "haar", "methods: [vanilla, wav]", "methods: [vanilla, wavy]") }, code: 1, want: "wavy"},
+			setup: func(t *testing.T, dir string) {
+				writeSpec(t, dir, "haar", "methods: [vanilla, wav]", "methods: [vanilla, wavy]")
+			}, code: 1, want: "wavy"},
 		{name: "unknown experiment", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--experiment", "table9"}, results...),
 			code: 2, want: `unknown experiment "table9"`},
 		{name: "empty experiment name", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--experiment", ","}, results...),
