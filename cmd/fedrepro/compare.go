@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/fedrepro/fedrepro/reproduce/gate"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
 func init() {
@@ -31,6 +33,8 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	c := commonFlags{compare: true}
 	fs := c.bind("compare", stderr, false)
 	golden := fs.String("golden", "golden", "golden root directory, or one golden results.json (e.g. an old one to review a change against)")
+	// --results (commonFlags) may also name a snapshot file: then two
+	// snapshots are compared (e.g. an old golden against a re-recorded one).
 	noRun := fs.Bool("no-run", false, "do not run missing results; fail instead")
 	update := fs.Bool("update", false, "rewrite golden/<paper>/<scale>/results.json from the results (running what is missing) and print the review of old against new")
 	if err := parseFlags(fs.FlagSet, args); err != nil {
@@ -62,8 +66,15 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s (review the table above and the diff like code)\n", path)
 		return nil
 	}
-	cmp, err := p.Compare(ctx, o, *golden, !*noRun)
-	if err != nil {
+	var cmp *paper.Comparison
+	if st, err := os.Stat(o.ResultsDir); err == nil && !st.IsDir() {
+		// --results names a snapshot file (e.g. a re-recorded golden): compare
+		// the two snapshots without any results.
+		cmp, err = compareSnapshots(p, o, *golden, o.ResultsDir)
+		if err != nil {
+			return err
+		}
+	} else if cmp, err = p.Compare(ctx, o, *golden, !*noRun); err != nil {
 		return err
 	}
 	review := cmp.Review()
@@ -93,6 +104,21 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s/%s: %s", p.Name, o.Scale, gate.Summary(cmp.Diffs, cmp.Golden))
 	}
 	return nil
+}
+
+// compareSnapshots compares two snapshot files: golden (a file or the
+// golden root) against fresh.
+func compareSnapshots(p *paper.Paper, o paper.Options, golden, fresh string) (*paper.Comparison, error) {
+	g, err := p.ReadGolden(golden, o.Scale)
+	if err != nil {
+		return nil, err
+	}
+	f, err := gate.Read(fresh)
+	if err != nil {
+		return nil, err
+	}
+	tol, note := gate.Tolerance(g)
+	return &paper.Comparison{Golden: g, Fresh: f, RelTol: tol, TolNote: note, Diffs: gate.Exact(g, f, tol)}, nil
 }
 
 func reviewJSON(rows []gate.ReviewRow) []map[string]any {
