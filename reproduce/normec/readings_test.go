@@ -179,7 +179,7 @@ func TestReportWrites(t *testing.T) {
 	if err := writeReportSpec(o, s, paperLikeGrid(t, combo), false); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, paperID, "README.md"))
+	b, err := os.ReadFile(filepath.Join(paper.ReportDir(o, paperID), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,12 +191,12 @@ func TestReportWrites(t *testing.T) {
 	}
 	for _, f := range []string{"fig1_acc", "fig1_loss", "fig2", "fig3_acc", "fig3_loss", "fig4"} {
 		for _, ext := range []string{".png", ".svg"} {
-			if _, err := os.Stat(filepath.Join(dir, paperID, "figures", f+"_"+combo.Slug()+ext)); err != nil {
+			if _, err := os.Stat(filepath.Join(paper.ReportDir(o, paperID), "figures", f+"_"+combo.Slug()+ext)); err != nil {
 				t.Error(err)
 			}
 		}
 	}
-	sum, err := os.ReadFile(filepath.Join(dir, paperID, "summary.json"))
+	sum, err := os.ReadFile(filepath.Join(paper.ReportDir(o, paperID), "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
