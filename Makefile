@@ -6,7 +6,7 @@ GO    ?= go
 BIN   := bin/fedrepro
 SCALEFLAG := $(if $(SCALE),--scale $(SCALE),)
 
-.PHONY: all build reproduce verify audit test golden bench data lint clean
+.PHONY: all build reproduce verify audit test golden bench data lint clean mutate
 
 all: build
 
@@ -44,6 +44,12 @@ endif
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Mutation score (gremlins v0.6.0) of each numeric package of algorithms/, one
+# table; slow (about an hour on 2 cores), not part of CI. PKGS narrows it:
+# make mutate PKGS="algorithms/fl algorithms/optim".
+mutate:
+	./scripts/mutate.sh $(PKGS)
 
 # Fashion-MNIST from Debian (the one real image dataset of this platform).
 data:
