@@ -61,7 +61,7 @@ func TestPinNorm2(t *testing.T) {
 		{[]float64{0, -2, 0}, 2},
 		{[]float64{1, 2, 2}, 3},
 		{[]float64{2, 2, 1}, 3},
-		{[]float64{3e200, 4e200}, 5e200},   // squares overflow
+		{[]float64{3e200, 4e200}, 5e200},    // squares overflow
 		{[]float64{3e-200, 4e-200}, 5e-200}, // squares underflow
 		{[]float64{1, math.Inf(-1)}, math.Inf(1)},
 	}
