@@ -716,3 +716,57 @@ func TestPinCalibrationNames(t *testing.T) {
 		t.Errorf("ParseCalibration(vanilla): %v", err)
 	}
 }
+
+// DP-FedAvg with a Decay schedule: round k clips at C_k and noises with
+// z_k·C_k/(q·N), q = 1, all three clients every round.
+func TestPinDPFedAvgDecay(t *testing.T) {
+	clients := pinClients()
+	key := rng.New(41, "dpfedavg-decay")
+	sched := Decay{Sigma0: 1, C0: 0.2, RhoSigma: 4, RhoC: 1.0 / 16, Rounds: 2} // (1, 0.2), (0.5, 0.8)
+	alg := &DPFedAvg{Mechanism: Gaussian{}, Schedule: sched, Q: 1}
+	cfg := fl.Config{Sampling: fl.Uniform, Frac: 1, Local: fl.LocalConfig{Epochs: 1, BatchSize: 4, LR: 0.5}}
+	e, err := fl.New(quad3{}, clients, alg, cfg, key, []float64{0, 0, 0}, fl.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	global := []float64{0, 0, 0}
+	for k, zc := range [][2]float64{{1, 0.2}, {0.5, 0.8}} {
+		e.TrainRound()
+		agg := make([]float64, 3)
+		for _, d := range clients {
+			var g [3]float64
+			for i := 0; i < d.N; i++ {
+				for j := range g {
+					g[j] += pinA[j] * (global[j] - d.X[3*i+j]) / float64(d.N)
+				}
+			}
+			delta := []float64{-0.5 * g[0], -0.5 * g[1], -0.5 * g[2]}
+			f := math.Min(1, zc[1]/norm(delta))
+			for j := range agg {
+				agg[j] += f * delta[j] / 3
+			}
+		}
+		r := key.Derive("round", k, "server", "dp-noise").Rand()
+		for j := range global {
+			global[j] += agg[j] + zc[0]*zc[1]/3*r.NormFloat64()
+		}
+		checkVec(t, fmt.Sprintf("round %d", k), e.Server().Global, global)
+	}
+	if l := alg.Ledger; len(l.Entries) != 2 || l.Entries[0].Sigma != 1 || l.Entries[1].Sigma != 0.5 {
+		t.Errorf("ledger %+v", l)
+	}
+}
+
+// Boundaries: a clip bound of 0 zeroes the vector (factor 0) rather than
+// panicking; one round of one step is a valid MatchDecay.
+func TestPinBoundaries(t *testing.T) {
+	for _, mr := range mechRefs()[:2] {
+		v := []float64{1, 2, 3}
+		if f := mr.mech().Clip(v, 0); f != 0 || v[0] != 0 || v[2] != 0 {
+			t.Errorf("%s: Clip(c=0) factor %g, v %v", mr.name, f, v)
+		}
+	}
+	if _, _, err := MatchDecay(1.3, 2, 1, 0.1, 1, 1e-5); err != nil {
+		t.Errorf("one round, one step: %v", err)
+	}
+}
