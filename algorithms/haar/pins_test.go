@@ -389,6 +389,19 @@ func TestPinExactNoiseQuantitiesByHand(t *testing.T) {
 	if v, a, b := MaxRangeSumVariance(3, 2); !pinNear(v, 3.5) || a != 0 || b != 2 {
 		t.Errorf("MaxRangeSumVariance(3) = %g on [%d,%d], want 3.5 on [0,2]", v, a, b)
 	}
+	// Small noise: every variance is below 1 (the maximum is still found):
+	// scale 0.5 → Var(4H0) = 16·0.25/16 = 0.25.
+	if v, a, b := MaxRangeSumVariance(4, 0.5); !pinNear(v, 0.25) || a != 0 || b != 3 {
+		t.Errorf("MaxRangeSumVariance(4, 0.5) = %g on [%d,%d], want 0.25 on [0,3]", v, a, b)
+	}
+	// m = 8, σ = 1, range [1,6]: base weight 6 (36/64); pass 1 (var 1/4):
+	// the pairs (0,1) and (6,7) are cut, weights −1 and +1 (1/4 each);
+	// pass 2 (var 1/16): blocks [0,3] and [4,7] have L − R = −1 and +1
+	// (1/16 each); pass 3: L − R = 3 − 3 = 0. Total 0.5625 + 0.5 + 0.125
+	// = 1.1875, the largest of all ranges.
+	if v, a, b := MaxRangeSumVariance(8, 1); !pinNear(v, 1.1875) || a != 1 || b != 6 {
+		t.Errorf("MaxRangeSumVariance(8, 1) = %g on [%d,%d], want 1.1875 on [1,6]", v, a, b)
+	}
 	// m = 1: the single coefficient is the value.
 	if got := RangeSumVariance(1, 2, 0, 0); got != 4 {
 		t.Errorf("m=1 range variance %g", got)
