@@ -711,3 +711,20 @@ func TestPinStragglerEpochsRule(t *testing.T) {
 		}
 	}
 }
+
+// FedYogi when a coordinate does not move (Δ_j = 0 exactly, so
+// v_j − Δ_j² = 0 and sign 0): m_j and v_j stay 0 and ω̄_j stays put, while
+// the other coordinate takes the Yogi step. Two clients of one example
+// each (weights ½, ½) whose second feature equals the model's.
+func TestPinFedYogiStillCoordinate(t *testing.T) {
+	clients := []*data.Dataset{pinClient([]float64{1, 5}), pinClient([]float64{3, 5})}
+	cfg := Config{Sampling: Uniform, Frac: 1, Local: LocalConfig{Epochs: 1, BatchSize: 1, LR: 0.5}}
+	alg := &FedYogi{LR: 0.1, Tau: 1e-3, Beta1: 0.9, Beta2: 0.99}
+	e := pinEngine(t, alg, clients, cfg, []float64{0, 5})
+	e.TrainRound()
+	// Coordinate 0: both clients step p = 0 − 0.5·(0 − x) = x/2 → avg 1,
+	// Δ = 1, m = 0.1, v = 0.01, ω̄ = 0.1·0.1/(0.1 + 0.001) = 0.01/0.101.
+	checkVec(t, "global", e.Server().Global, []float64{0.01 / 0.101, 5})
+	checkVec(t, "m", alg.m, []float64{0.1, 0})
+	checkVec(t, "v", alg.v, []float64{0.01, 0})
+}
