@@ -17,10 +17,18 @@
 #   MUTATE_OUT directory for the per-package logs (default: a temp dir);
 #              each log lists every mutant with its status and position.
 # Slow (each mutant reruns the package's tests; one worker, niced); not CI.
+#
+# Timeouts: gremlins stops a mutant's test run after (duration of its initial
+# coverage run) × coefficient and counts it as killed. A cached coverage run
+# (go test's result cache) would make that limit a fraction of a second and
+# "kill" every mutant by timeout, so test caching is off (GOFLAGS -count=1),
+# and the coefficient is 10 rather than gremlins' 3, so that a loaded machine
+# does not pass slow runs off as kills.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 GREMLINS=${GREMLINS:-go run github.com/go-gremlins/gremlins/cmd/gremlins@v0.6.0}
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1"
 OUT=${MUTATE_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/fedrepro-mutate.XXXXXX")}
 mkdir -p "$OUT"
 
@@ -46,7 +54,7 @@ for pkg in "${pkgs[@]}"; do
   # -E is matched against paths relative to the package directory: any path
   # with a slash lies in a subpackage (or testdata), which is not this package.
   # shellcheck disable=SC2086
-  if ! nice $GREMLINS unleash --workers 1 -E '/' "./$pkg" >"$log" 2>&1; then
+  if ! nice $GREMLINS unleash --workers 1 --timeout-coefficient 10 -E '/' "./$pkg" >"$log" 2>&1; then
     echo "mutate: gremlins failed on $pkg; see $log" >&2
     tail -5 "$log" >&2
     exit 1
