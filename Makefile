@@ -8,7 +8,7 @@ SHELL := /bin/bash
 BIN   := bin/fedrepro
 SCALEFLAG := $(if $(SCALE),--scale $(SCALE),)
 
-.PHONY: all build reproduce verify audit test golden bench data lint clean
+.PHONY: all build reproduce verify audit test golden bench data lint clean mutate
 
 all: build
 
@@ -57,6 +57,12 @@ endif
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Mutation score (gremlins v0.6.0) of each numeric package of algorithms/, one
+# table; slow (about an hour on 2 cores), not part of CI. PKGS narrows it:
+# make mutate PKGS="algorithms/fl algorithms/optim".
+mutate:
+	./scripts/mutate.sh $(PKGS)
 
 # Check every dataset by checksum and obtain what is missing: the released
 # Upcycled-FL data from the authors' repository at the pinned commit (into
