@@ -96,6 +96,10 @@ type Claim struct {
 	Check     func(Config) Result
 	// Kind is Computation unless set to Algebra.
 	Kind Kind
+	// Needs names the datasets the check reads ("upcycled-synthetic"); a
+	// test skips the claim (fails under CI=true) when one is missing,
+	// because the check would run on a stand-in and its values differ.
+	Needs []string
 }
 
 // KindOf returns the claim's kind (Computation when unset).
@@ -109,6 +113,7 @@ func (c Claim) KindOf() Kind {
 var (
 	mu     sync.Mutex
 	claims = map[string]Claim{}
+	needs  = map[string][]string{}
 )
 
 // Register adds a claim; it panics on a duplicate or malformed ID, which is
@@ -128,6 +133,15 @@ func Register(c Claim) {
 	claims[c.ID] = c
 }
 
+// RequireData records that a claim reads the given datasets (see
+// Claim.Needs). It may be called before or after the claim registers
+// (package init order is by file name).
+func RequireData(id string, datasets ...string) {
+	mu.Lock()
+	defer mu.Unlock()
+	needs[id] = append(needs[id], datasets...)
+}
+
 // Claims returns the claims of a paper (all papers when paper == ""),
 // sorted by ID.
 func Claims(paper string) []Claim {
@@ -136,6 +150,7 @@ func Claims(paper string) []Claim {
 	var out []Claim
 	for _, c := range claims {
 		if paper == "" || c.Paper == paper {
+			c.Needs = append(append([]string(nil), c.Needs...), needs[c.ID]...)
 			out = append(out, c)
 		}
 	}

@@ -121,7 +121,7 @@ func dot(a, b []float64) float64 {
 // in order: $FEDREPRO_SHARED/datasets/upcycled-synthetic, then
 // ../shared/… relative to the working directory (the repository root, as
 // `fedrepro verify` runs), then ../../../shared/… (proofs/upcycled, as
-// `go test` runs).
+// `go test` runs), then the download cache (.cache/…, from either place).
 func releasedRoots() []string {
 	var roots []string
 	if s := os.Getenv("FEDREPRO_SHARED"); s != "" {
@@ -129,7 +129,10 @@ func releasedRoots() []string {
 	}
 	return append(roots,
 		filepath.Join("..", "shared", "datasets", "upcycled-synthetic"),
-		filepath.Join("..", "..", "..", "shared", "datasets", "upcycled-synthetic"))
+		filepath.Join("..", "..", "..", "shared", "datasets", "upcycled-synthetic"),
+		// The download cache of `fedrepro data --fetch` (reproduce/datasets).
+		filepath.Join(".cache", "datasets", "upcycled-synthetic"),
+		filepath.Join("..", "..", ".cache", "datasets", "upcycled-synthetic"))
 }
 
 // federation is one synthetic dataset and where it came from.
@@ -204,4 +207,13 @@ func loadFederationsUncached(seed uint64) ([]federation, error) {
 		out = append(out, federation{name: name, source: fmt.Sprintf("generated(seed %d; released data not found at %s)", seed, strings.Join(releasedRoots(), ", ")), fed: f})
 	}
 	return out, nil
+}
+
+// The checks that read the released data (a stand-in generated data set is
+// used, and said, when it is absent; the recorded values are the released
+// data's).
+func init() {
+	for _, id := range []string{"lemma5.5-one-step", "spec7-12-output-sensitivity", "spec7-16-noise-std", "thm6.3-assumptions-released-data"} {
+		proofs.RequireData(paper+"/"+id, "upcycled-synthetic")
+	}
 }

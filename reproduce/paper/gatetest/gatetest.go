@@ -110,7 +110,9 @@ func Coverage(t *testing.T, name string) {
 	if !ok {
 		t.Fatalf("paper %s is not registered", name)
 	}
-	o := paper.Options{Scale: *scale, SharedDir: filepath.Join(Root(t), "..", "shared")}
+	root := Root(t)
+	o := paper.Options{Scale: *scale, SharedDir: filepath.Join(root, "..", "shared"), CacheDir: filepath.Join(root, ".cache")}
+	requireData(t, p, o, filepath.Join(root, "golden"))
 	missing, err := p.Uncovered(o)
 	if err != nil {
 		t.Fatal(err)
