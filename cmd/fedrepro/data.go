@@ -98,7 +98,10 @@ func cmdData(args []string, stdout, stderr io.Writer) error {
 		if len(actions) > 0 {
 			line += "; " + strings.Join(actions, "; ")
 		}
-		if bad > 0 {
+		switch {
+		case bad > 0 && os.Getenv("CI") == "true":
+			line += "; CI=true: missing data is a failure; fix: make data"
+		case bad > 0:
 			line += "; tests that need the missing data will skip (fail under CI=true); fix: make data"
 		}
 		fmt.Fprintln(stdout, line)
