@@ -28,6 +28,7 @@ func TestCoverage(t *testing.T) { gatetest.Coverage(t, "fedddpm") }
 // no-correction returns w_T, FedAvg's model after the same rounds and
 // draws, so its every final score must equal its FedAvg twin's.
 func TestQuickTestOutcomes(t *testing.T) {
+	gatetest.RequireData(t, "fedddpm")
 	s, err := LoadSpec("smoke")
 	if err != nil {
 		t.Fatal(err)

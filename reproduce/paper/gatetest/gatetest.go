@@ -138,6 +138,20 @@ func Coverage(t *testing.T, name string) {
 	}
 }
 
+// RequireData skips the calling test — or fails it under CI=true — with one
+// line when runs of the paper's smoke golden cannot be planned here for
+// missing data (see requireData).
+func RequireData(t *testing.T, name string) {
+	t.Helper()
+	p, ok := paper.Lookup(name)
+	if !ok {
+		t.Fatalf("paper %s is not registered", name)
+	}
+	root := Root(t)
+	o := paper.Options{Scale: *scale, SharedDir: filepath.Join(root, "..", "shared"), CacheDir: filepath.Join(root, ".cache")}
+	requireData(t, p, o, filepath.Join(root, "golden"))
+}
+
 // requireData skips the gate — or fails it under CI=true — with one line
 // naming the missing dataset and the command that obtains it, when runs of
 // the golden cannot be planned here because their data is absent (a fresh
