@@ -369,7 +369,9 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 	if err != nil {
 		return sum, err
 	}
-	runs, err := p.Plan(o)
+	quiet := o
+	quiet.Log = nil // its notes were said when the runs were planned
+	runs, err := p.Plan(quiet)
 	if err != nil {
 		return sum, err
 	}
@@ -459,7 +461,7 @@ func (p *Paper) Merge(o Options) (MergeSummary, error) {
 	if len(o.Experiments) > 0 {
 		return MergeSummary{}, fmt.Errorf("the report covers every experiment of the scale; drop --experiment")
 	}
-	runs, err := p.Plan(o)
+	runs, err := p.planned(o)
 	if err != nil {
 		return MergeSummary{}, err
 	}
@@ -561,7 +563,7 @@ func (p *Paper) Fresh(ctx context.Context, o Options, run bool) (*gate.Snapshot,
 	if err != nil {
 		return nil, err
 	}
-	runs, err := p.Plan(o)
+	runs, err := p.planned(o)
 	if err != nil {
 		return nil, err
 	}
