@@ -152,7 +152,7 @@ func TestBadInputs(t *testing.T) {
 			setup: func(t *testing.T, dir string) {
 				writeFile(t, filepath.Join(dir, "g.json"), `{"schema_version":2,"paper":"normec","scale":"smoke","platform":"x","metrics":[],"runs":[]}`)
 			}, code: 1, want: "not haar/smoke"},
-		{name: "compare without results", args: []string{"compare", "--paper", "haar", "--scale", "smoke", "--no-run", "--results", "{dir}/res", "--golden", "../../golden"},
+		{name: "compare without results", args: []string{"compare", "--paper", "fedddpm", "--scale", "smoke", "--no-run", "--results", "{dir}/res", "--golden", "../../golden"},
 			code: 1, want: "results incomplete"},
 		// Specs.
 		{name: "spec unknown key", args: append([]string{"reproduce", "--paper", "upcycled", "--scale", "smoke", "--spec", "{dir}/s.yaml"}, results...),
@@ -187,18 +187,18 @@ func TestBadInputs(t *testing.T) {
 			setup: func(t *testing.T, dir string) {
 				writeSpec(t, dir, "haar", "methods: [vanilla, wav]", "methods: [vanilla, wavy]")
 			}, code: 1, want: "wavy"},
-		{name: "unknown experiment", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--experiment", "table9"}, results...),
+		{name: "unknown experiment", args: append([]string{"reproduce", "--paper", "fedddpm", "--scale", "smoke", "--experiment", "table9"}, results...),
 			code: 2, want: `unknown experiment "table9"`},
-		{name: "empty experiment name", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--experiment", ","}, results...),
+		{name: "empty experiment name", args: append([]string{"reproduce", "--paper", "fedddpm", "--scale", "smoke", "--experiment", ","}, results...),
 			code: 2, want: `unknown experiment ""`},
 		// Folders and data.
 		{name: "data-dir missing", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--data-dir", "{dir}/nowhere"}, results...),
 			code: 2, want: "--data-dir"},
 		{name: "data-dir is a file", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--data-dir", "{dir}/f"}, results...),
 			setup: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "f"), "x") }, code: 2, want: "is not a directory"},
-		{name: "results not writable", args: []string{"reproduce", "--paper", "haar", "--scale", "smoke", "--results", "{dir}/f/res", "--reports", "{dir}/rep"},
+		{name: "results not writable", args: []string{"reproduce", "--paper", "fedddpm", "--scale", "smoke", "--results", "{dir}/f/res", "--reports", "{dir}/rep"},
 			setup: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "f"), "a file, not a folder") }, code: 1, want: "is not writable"},
-		{name: "reports not writable", args: []string{"reproduce", "--paper", "haar", "--scale", "smoke", "--results", "{dir}/res", "--reports", "{dir}/f"},
+		{name: "reports not writable", args: []string{"reproduce", "--paper", "fedddpm", "--scale", "smoke", "--results", "{dir}/res", "--reports", "{dir}/f"},
 			setup: func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "f"), "a file, not a folder") }, code: 1, want: "is not writable"},
 		{name: "corrupt dataset under data-dir", args: append([]string{"reproduce", "--paper", "haar", "--scale", "smoke", "--data-dir", "{dir}/data", "--experiment", "table3"}, results...),
 			setup: func(t *testing.T, dir string) {
@@ -222,7 +222,7 @@ func TestBadInputs(t *testing.T) {
 				}
 			}, code: 1, want: "mytrain.pt", mayWrite: []string{"res"}},
 		// Result files: the merge refuses what it cannot trust, and says so.
-		{name: "report with no results", args: []string{"report", "--paper", "haar", "--scale", "smoke", "--results", "{dir}/res", "--reports", "{dir}/rep"},
+		{name: "report with no results", args: []string{"report", "--paper", "fedddpm", "--scale", "smoke", "--results", "{dir}/res", "--reports", "{dir}/rep"},
 			code: 1, want: "results incomplete"},
 		{name: "report unknown scale", args: []string{"report", "--paper", "haar", "--scale", "huge", "--results", "{dir}/res"},
 			code: 2, want: `no scale "huge"`},

@@ -256,25 +256,30 @@ var ErrIncomplete = errors.New("results incomplete")
 
 // planned returns the runs of o's scale, restricted to o.Experiments.
 func (p *Paper) planned(o Options) ([]runner.Run, error) {
-	// The plan's notes ("not run: …") are held until the plan is known to
-	// be valid, so that bad input gets its one line and nothing else.
+	runs, notes, err := p.plannedNotes(o)
+	if err == nil && o.Log != nil {
+		io.WriteString(o.Log, notes)
+	}
+	return runs, err
+}
+
+// plannedNotes is planned returning the plan's notes ("not run: …")
+// instead of writing them, for commands that say them only on success.
+func (p *Paper) plannedNotes(o Options) ([]runner.Run, string, error) {
 	var notes bytes.Buffer
 	q := o
 	q.Log = &notes
 	runs, err := p.Plan(q)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("%s/%s plans no run: the spec has no experiment, or the data of every experiment is missing (%s)", p.Name, o.Scale, strings.TrimSpace(strings.SplitN(notes.String(), "\n", 2)[0]))
+		return nil, "", fmt.Errorf("%s/%s plans no run: the spec has no experiment, or the data of every experiment is missing (%s)", p.Name, o.Scale, strings.TrimSpace(strings.SplitN(notes.String(), "\n", 2)[0]))
 	}
 	if runs, err = filterExperiments(runs, o.Experiments); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if o.Log != nil {
-		o.Log.Write(notes.Bytes())
-	}
-	return runs, nil
+	return runs, notes.String(), nil
 }
 
 // UsageError is an error caused by how fedrepro was called (an unknown
@@ -461,12 +466,11 @@ func (p *Paper) Merge(o Options) (MergeSummary, error) {
 	if len(o.Experiments) > 0 {
 		return MergeSummary{}, fmt.Errorf("the report covers every experiment of the scale; drop --experiment")
 	}
-	runs, err := p.planned(o)
+	runs, notes, err := p.plannedNotes(o)
 	if err != nil {
 		return MergeSummary{}, err
 	}
 	results, missing, rej := runner.Load(runs, o.ResultsDir)
-	rej.Log(o.Log, "cannot use")
 	ms := MergeSummary{Runs: len(runs), Present: len(results), Missing: missing}
 	for _, r := range missing {
 		if _, err := os.Stat(r.Path(o.ResultsDir)); err == nil {
@@ -476,11 +480,14 @@ func (p *Paper) Merge(o Options) (MergeSummary, error) {
 	if len(missing) > 0 {
 		stale := ""
 		if ms.Stale > 0 {
-			stale = fmt.Sprintf(", %d of them stored but unusable (another configuration, or damaged)", ms.Stale)
+			stale = fmt.Sprintf(", %d of them stored but unusable (%s)", ms.Stale, rej.String())
 		}
 		cells, ncells := runner.FormatCells(missing, 4)
 		return ms, fmt.Errorf("%w: %d of %d runs of %s/%s (%d cells) have no result in %s%s: %s; nothing was written — rerun the shards that hold them (`fedrepro plan … --list` names them; a resubmitted shard skips finished runs)",
 			ErrIncomplete, len(missing), len(runs), p.Name, o.Scale, ncells, o.ResultsDir, stale, cells)
+	}
+	if o.Log != nil {
+		io.WriteString(o.Log, notes)
 	}
 	ms.Report, err = p.writeReport(o, results)
 	return ms, err
@@ -563,7 +570,7 @@ func (p *Paper) Fresh(ctx context.Context, o Options, run bool) (*gate.Snapshot,
 	if err != nil {
 		return nil, err
 	}
-	runs, err := p.planned(o)
+	runs, notes, err := p.plannedNotes(o)
 	if err != nil {
 		return nil, err
 	}
@@ -578,6 +585,9 @@ func (p *Paper) Fresh(ctx context.Context, o Options, run bool) (*gate.Snapshot,
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%w: %d of %d runs of %s/%s have no result in %s (first: %s)", ErrIncomplete, len(missing), len(runs), p.Name, o.Scale, o.ResultsDir, missing[0].ID())
+	}
+	if o.Log != nil {
+		io.WriteString(o.Log, notes)
 	}
 	return gate.Collect(p.Name, o.Scale, p.Gates, results)
 }
