@@ -359,8 +359,9 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 	if err != nil {
 		return runner.Summary{}, err
 	}
-	// Answer bad input and unwritable folders before the first run.
-	if _, err := p.planned(o); err != nil {
+	// Answer bad input and unwritable folders before the first run (the
+	// plan's notes are said by Execute, once the command goes on).
+	if _, _, err := p.plannedNotes(o); err != nil {
 		return runner.Summary{}, err
 	}
 	dirs := []string{o.ResultsDir}
