@@ -72,6 +72,9 @@ func cmdData(args []string, stdout, stderr io.Writer) error {
 				actions = append(actions, "installed "+e.Name)
 			}
 			entries[i] = dataEntries(*shared, *cache)[i]
+			if entries[i].Status != datasets.OK && len(actions) > 0 && !strings.HasPrefix(actions[len(actions)-1], "could not") && !strings.HasPrefix(actions[len(actions)-1], "cannot") {
+				actions[len(actions)-1] += fmt.Sprintf(", but it is still %s at %s", entries[i].Status, entries[i].Where)
+			}
 		}
 	}
 	bad := 0

@@ -395,13 +395,16 @@ func InstallFashionMNIST(ctx context.Context, log io.Writer) error {
 		}
 		return nil
 	}
-	if err := run("apt-get", "install", "-y", "-qq", "dataset-fashion-mnist"); err == nil {
+	// --reinstall also restores the files of a package dpkg believes is
+	// installed but whose files are gone.
+	install := []string{"apt-get", "install", "--reinstall", "-y", "-qq", "dataset-fashion-mnist"}
+	if err := run(install...); err == nil {
 		return nil
 	}
 	if err := run("apt-get", "update", "-qq"); err != nil {
 		return err
 	}
-	return run("apt-get", "install", "-y", "-qq", "dataset-fashion-mnist")
+	return run(install...)
 }
 
 // PinDigest is the SHA-256 of a dataset's pin list ("path hash" lines,
