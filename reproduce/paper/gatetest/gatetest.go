@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -221,7 +222,56 @@ func AuditValues(p *paper.Paper, o paper.Options) (gate.Named, int, error) {
 		}
 		all.Merge(gate.Flatten(e.ID, map[string]any{"rows": rows, "verdict": tab.Verdict, "notes": notes}))
 	}
+	if err := machineFree(all, ao.DataDir); err != nil {
+		return all, 0, fmt.Errorf("audits of %s: %w", p.Name, err)
+	}
 	return all, len(es), nil
+}
+
+// machineFree refuses audit values that name the machine's data directory:
+// a golden holding /home/me/data would fail on every other checkout.
+func machineFree(n gate.Named, dataDir string) error {
+	var dirs []string
+	for _, d := range []string{dataDir, os.Getenv("FEDREPRO_SHARED"), checkoutParent()} {
+		if d == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(d); err == nil {
+			dirs = append(dirs, abs)
+		}
+	}
+	keys := make([]string, 0, len(n.Strings))
+	for k := range n.Strings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, d := range dirs {
+			if strings.Contains(n.Strings[k], d) {
+				return fmt.Errorf("%s names the machine path %s; a golden must not depend on where data lives", k, d)
+			}
+		}
+	}
+	return nil
+}
+
+// checkoutParent is the directory holding this checkout (where ../shared
+// sits): the go.mod directory's parent, found from the working directory.
+func checkoutParent() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Dir(dir)
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
 }
 
 func updateAudits(p *paper.Paper, o paper.Options, golden string) error {
