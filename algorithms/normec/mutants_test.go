@@ -239,8 +239,8 @@ func TestObjectivesAdapters(t *testing.T) {
 	// (6, y=1) → (3, −3, ½, −½). Mean: (0, 0, 1/6, −1/6).
 	nearVec(t, "full gradient", g, []float64{0, 0, 1.0 / 6, -1.0 / 6})
 
-	q1, _ := quad.New(mat.NewSymDense(2, []float64{1, 0, 0, 1}), []float64{1, 0}, 0)  // ½‖x‖² − x_0
-	q2, _ := quad.New(mat.NewSymDense(2, []float64{3, 0, 0, 1}), []float64{0, 2}, 1)  // 3/2 x_0² + ½x_1² − 2x_1 + 1
+	q1, _ := quad.New(mat.NewSymDense(2, []float64{1, 0, 0, 1}), []float64{1, 0}, 0) // ½‖x‖² − x_0
+	q2, _ := quad.New(mat.NewSymDense(2, []float64{3, 0, 0, 1}), []float64{0, 2}, 1) // 3/2 x_0² + ½x_1² − 2x_1 + 1
 	mo := NewMeanObjective(q1, q2)
 	x := []float64{1, 1}
 	fv := mo.Grad(x, g[:2])
