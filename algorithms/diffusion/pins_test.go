@@ -7,6 +7,7 @@ package diffusion
 // and the exact oracles. Tolerance 1e-12 absolute unless stated.
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -209,107 +210,236 @@ func TestPinTimeEmbedding(t *testing.T) {
 	nearVec(t, "dim-6 row 1", e[6:12], []float64{math.Sin(1), math.Sin(0.01), math.Sin(1e-4), math.Cos(1), math.Cos(0.01), math.Cos(1e-4)})
 }
 
-// tinyNet is the 6-parameter denoiser Dim = 1, TimeDim = 2, Hidden = [1]:
-// input u = (x, sin t, cos t); z = w1·u + b1 (W_1 is 3×1, row-major
-// fan_in × fan_out); h = act(z); out = w2·h + b2. Parameters in layout
-// order: (w1_x, w1_s, w1_c, b1, w2, b2).
-type tinyNet struct{ p []float64 }
+// tinyNet is the denoiser with Dim = d, TimeDim = 2, Hidden = [1]
+// (3d + 3 parameters; 6 for d = 1): input u = (x_0..x_{d−1}, sin t, cos t);
+// z = Σ_k u_k·W1[k] + b1 (W_1 is (d+2)×1, row-major fan_in × fan_out);
+// h = act(z); out_j = W2[j]·h + b2[j]. Parameters in layout order:
+// W1 (d+2 entries), b1, W2 (d entries), b2 (d entries).
+type tinyNet struct {
+	d int
+	p []float64
+}
 
 func silu(z float64) float64  { return z / (1 + math.Exp(-z)) }
 func dsilu(z float64) float64 { s := 1 / (1 + math.Exp(-z)); return s * (1 + z*(1-s)) }
 
-// lossGrad is mean over rows of (ε − out)² with the gradient by the chain
-// rule, written out for this network.
+func (n tinyNet) forward(xt []float64, t int, act Activation) (out []float64, u []float64, z, h, dh float64) {
+	d, p := n.d, n.p
+	u = append(append([]float64(nil), xt...), math.Sin(float64(t)), math.Cos(float64(t)))
+	z = p[d+2]
+	for k := range u {
+		z += p[k] * u[k]
+	}
+	h, dh = silu(z), dsilu(z)
+	if act == ReLU {
+		h, dh = math.Max(z, 0), 0
+		if z > 0 {
+			dh = 1
+		}
+	}
+	out = make([]float64, d)
+	for j := range out {
+		out[j] = p[d+3+j]*h + p[2*d+3+j]
+	}
+	return out, u, z, h, dh
+}
+
+// lossGrad is mean over rows and coordinates of (ε − out)², with the
+// gradient by the chain rule written out for this network.
 func (n tinyNet) lossGrad(x []float64, ts []int, eps []float64, ab []float64, act Activation) (float64, []float64) {
-	p := n.p
-	g := make([]float64, 6)
+	d, p := n.d, n.p
+	g := make([]float64, 3*d+3)
 	var loss float64
-	rows := float64(len(x))
-	for i := range x {
-		xt := math.Sqrt(ab[ts[i]])*x[i] + math.Sqrt(1-ab[ts[i]])*eps[i]
-		u := []float64{xt, math.Sin(float64(ts[i])), math.Cos(float64(ts[i]))}
-		z := p[0]*u[0] + p[1]*u[1] + p[2]*u[2] + p[3]
-		h, dh := silu(z), dsilu(z)
-		if act == ReLU {
-			h, dh = math.Max(z, 0), 0
-			if z > 0 {
-				dh = 1
-			}
+	scale := 1 / float64(len(ts)*d)
+	for i, t := range ts {
+		xt := make([]float64, d)
+		for j := range xt {
+			xt[j] = math.Sqrt(ab[t])*x[i*d+j] + math.Sqrt(1-ab[t])*eps[i*d+j]
 		}
-		out := p[4]*h + p[5]
-		r := out - eps[i]
-		loss += r * r / rows
-		dout := 2 * r / rows
-		g[5] += dout
-		g[4] += dout * h
-		dz := dout * p[4] * dh
-		for j := 0; j < 3; j++ {
-			g[j] += dz * u[j]
+		out, u, _, h, dh := n.forward(xt, t, act)
+		var dhTotal float64
+		for j := range out {
+			r := out[j] - eps[i*d+j]
+			loss += r * r * scale
+			dout := 2 * r * scale
+			g[2*d+3+j] += dout
+			g[d+3+j] += dout * h
+			dhTotal += dout * p[d+3+j]
 		}
-		g[3] += dz
+		dz := dhTotal * dh
+		for k := range u {
+			g[k] += dz * u[k]
+		}
+		g[d+2] += dz
 	}
 	return loss, g
 }
 
 // TestPinDenoiserLossAndGradient compares LossAt (and the draws of
-// LossGrad) with tinyNet on two rows at steps 1 and 3 of the hand schedule.
+// LossGrad) with tinyNet on two rows at steps 1 and 3 of the hand
+// schedule, for d = 1 and d = 2 and both activations.
 func TestPinDenoiserLossAndGradient(t *testing.T) {
 	s, _ := Linear(3, 0.1, 0.3)
 	ab := []float64{1, 0.9, 0.72, 0.504}
-	for _, act := range []Activation{SiLU, ReLU} {
-		t.Run(act.String(), func(t *testing.T) {
-			den, err := NewDenoiser(NetConfig{Dim: 1, Hidden: []int{1}, TimeDim: 2, Act: act}, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if den.NumParams() != 6 || den.Dim() != 1 || den.Schedule() != s {
-				t.Fatalf("shape: %d params", den.NumParams())
-			}
-			p := []float64{0.7, -0.4, 0.3, 0.1, -1.2, 0.05}
-			x, ts, eps := []float64{0.8, -1.5}, []int{1, 3}, []float64{0.3, -0.6}
-			g := make([]float64, 6)
-			loss := den.LossAt(p, x, 2, ts, eps, g)
-			wl, wg := tinyNet{p}.lossGrad(x, ts, eps, ab, act)
-			near(t, "loss", loss, wl)
-			nearVec(t, "gradient", g, wg)
-			// Without a gradient buffer only the loss is computed.
-			near(t, "loss without gradient", den.LossAt(p, x, 2, ts, eps, nil), wl)
-			// LossGrad draws t = 1 + IntN(T), then ε, row by row.
-			r := rng.Stream(8, "tiny")
-			t0 := 1 + r.IntN(3)
-			e0 := r.NormFloat64()
-			t1 := 1 + r.IntN(3)
-			e1 := r.NormFloat64()
-			wl, wg = tinyNet{p}.lossGrad(x, []int{t0, t1}, []float64{e0, e1}, ab, act)
-			loss = den.LossGrad(p, model.Batch{X: x, N: 2, D: 1}, g, rng.Stream(8, "tiny"))
-			near(t, "LossGrad loss", loss, wl)
-			nearVec(t, "LossGrad gradient", g, wg)
-			// Predictions: ε_w(x, t) for a batch at one step.
-			out := make([]float64, 2)
-			den.PredictEps(p, []float64{0.2, -0.7}, 2, 2, out)
-			for i, xi := range []float64{0.2, -0.7} {
-				z := p[0]*xi + p[1]*math.Sin(2) + p[2]*math.Cos(2) + p[3]
-				h := silu(z)
-				if act == ReLU {
-					h = math.Max(z, 0)
+	params := map[int][]float64{
+		1: {0.7, -0.4, 0.3, 0.1, -1.2, 0.05},
+		2: {0.7, -0.2, -0.4, 0.3, 0.1, -1.2, 0.8, 0.05, -0.3},
+	}
+	for _, d := range []int{1, 2} {
+		for _, act := range []Activation{SiLU, ReLU} {
+			t.Run(fmt.Sprintf("d=%d/%v", d, act), func(t *testing.T) {
+				den, err := NewDenoiser(NetConfig{Dim: d, Hidden: []int{1}, TimeDim: 2, Act: act}, s)
+				if err != nil {
+					t.Fatal(err)
 				}
-				near(t, "ε_w", out[i], p[4]*h+p[5])
-			}
-			bound := den.Bind(p)
-			out2 := make([]float64, 2)
-			bound.PredictEps([]float64{0.2, -0.7}, 2, 2, out2)
-			nearVec(t, "bound predictor", out2, out)
-			if bound.Dim() != 1 {
-				t.Errorf("bound Dim %d", bound.Dim())
-			}
-			// Empty batch: loss 0, gradient cleared.
-			for i := range g {
-				g[i] = 1
-			}
-			if l := den.LossAt(p, nil, 0, nil, nil, g); l != 0 || g[0] != 0 || g[5] != 0 {
-				t.Errorf("empty batch: loss %v, gradient %v", l, g)
-			}
-		})
+				if den.NumParams() != 3*d+3 || den.Dim() != d || den.Schedule() != s {
+					t.Fatalf("shape: %d params", den.NumParams())
+				}
+				p := params[d]
+				net := tinyNet{d, p}
+				x := []float64{0.8, -1.5, 0.4, 1.1}[:2*d]
+				eps := []float64{0.3, -0.6, 1.2, -0.1}[:2*d]
+				ts := []int{1, 3}
+				g := make([]float64, len(p))
+				loss := den.LossAt(p, x, 2, ts, eps, g)
+				wl, wg := net.lossGrad(x, ts, eps, ab, act)
+				near(t, "loss", loss, wl)
+				nearVec(t, "gradient", g, wg)
+				// Without a gradient buffer only the loss is computed.
+				near(t, "loss without gradient", den.LossAt(p, x, 2, ts, eps, nil), wl)
+				// LossGrad draws t = 1 + IntN(T), then ε (d values), row by row.
+				r := rng.Stream(8, "tiny")
+				dts := make([]int, 2)
+				deps := make([]float64, 2*d)
+				for i := range dts {
+					dts[i] = 1 + r.IntN(3)
+					for j := 0; j < d; j++ {
+						deps[i*d+j] = r.NormFloat64()
+					}
+				}
+				wl, wg = net.lossGrad(x, dts, deps, ab, act)
+				loss = den.LossGrad(p, model.Batch{X: x, N: 2, D: d}, g, rng.Stream(8, "tiny"))
+				near(t, "LossGrad loss", loss, wl)
+				nearVec(t, "LossGrad gradient", g, wg)
+				// Predictions ε_w(x, t = 2) for a batch of two rows.
+				xs := []float64{0.2, -0.7, 1.5, 0.1}[:2*d]
+				out := make([]float64, 2*d)
+				den.PredictEps(p, xs, 2, 2, out)
+				for i := 0; i < 2; i++ {
+					want, _, _, _, _ := net.forward(xs[i*d:(i+1)*d], 2, act)
+					nearVec(t, "ε_w", out[i*d:(i+1)*d], want)
+				}
+				bound := den.Bind(p)
+				out2 := make([]float64, 2*d)
+				bound.PredictEps(xs, 2, 2, out2)
+				nearVec(t, "bound predictor", out2, out)
+				if bound.Dim() != d {
+					t.Errorf("bound Dim %d", bound.Dim())
+				}
+				// Empty batch: loss 0, gradient cleared.
+				for i := range g {
+					g[i] = 1
+				}
+				if l := den.LossAt(p, nil, 0, nil, nil, g); l != 0 || g[0] != 0 || g[len(g)-1] != 0 {
+					t.Errorf("empty batch: loss %v, gradient %v", l, g)
+				}
+			})
+		}
+	}
+	// ReLU at a pre-activation of exactly 0 passes no gradient (h'(0) = 0):
+	// with W1 = 0 and b1 = 0, z = 0 for every input.
+	den, _ := NewDenoiser(NetConfig{Dim: 1, Hidden: []int{1}, TimeDim: 2, Act: ReLU}, s)
+	p := []float64{0, 0, 0, 0, 1.5, 0.2}
+	g := make([]float64, 6)
+	den.LossAt(p, []float64{0.5}, 1, []int{2}, []float64{0.4}, g)
+	_, want := tinyNet{1, p}.lossGrad([]float64{0.5}, []int{2}, []float64{0.4}, ab, ReLU)
+	nearVec(t, "ReLU gradient at z = 0", g, want)
+}
+
+// TestPinNetInitAndShape: Init draws W_l entries from N(0, 1/fan_in) in
+// layout order, layer by layer, and zeroes the biases. For Dim 2,
+// TimeDim 2, Hidden [3]: W_1 is 4×3 (std ½), b_1 3, W_2 3×2 (std 1/√3), b_2 2.
+func TestPinNetInitAndShape(t *testing.T) {
+	s, _ := Linear(3, 0.1, 0.3)
+	den, err := NewDenoiser(NetConfig{Dim: 2, Hidden: []int{3}, TimeDim: 2}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if den.NumParams() != 4*3+3+3*2+2 {
+		t.Fatalf("NumParams %d", den.NumParams())
+	}
+	p := make([]float64, den.NumParams())
+	for i := range p {
+		p[i] = 9
+	}
+	den.Init(p, rng.Stream(4, "init"))
+	r := rng.Stream(4, "init")
+	want := make([]float64, 0, len(p))
+	for i := 0; i < 12; i++ {
+		want = append(want, 0.5*r.NormFloat64())
+	}
+	want = append(want, 0, 0, 0)
+	for i := 0; i < 6; i++ {
+		want = append(want, r.NormFloat64()/math.Sqrt(3))
+	}
+	want = append(want, 0, 0)
+	nearVec(t, "initial parameters", p, want)
+	c := den.Net().Config()
+	if c.Dim != 2 || len(c.Hidden) != 1 || c.Hidden[0] != 3 || c.TimeDim != 2 || den.Net().Steps() != 3 || den.Net().NumParams() != len(p) {
+		t.Errorf("Config %+v", c)
+	}
+	c.Hidden[0] = 99 // Config returns a copy
+	if den.Net().Config().Hidden[0] != 3 {
+		t.Error("Config exposes the hidden widths")
+	}
+	cl := den.Clone()
+	if cl.NumParams() != den.NumParams() || cl.Schedule() != s {
+		t.Error("Clone changed the shape")
+	}
+	g1, g2 := make([]float64, len(p)), make([]float64, len(p))
+	l1 := den.LossAt(p, []float64{1, 2}, 1, []int{3}, []float64{0.1, 0.2}, g1)
+	l2 := cl.LossAt(p, []float64{1, 2}, 1, []int{3}, []float64{0.1, 0.2}, g2)
+	if l1 != l2 {
+		t.Errorf("clone loss %v, original %v", l2, l1)
+	}
+	nearVec(t, "clone gradient", g2, g1)
+	// Steps 0..T are accepted, others panic.
+	for _, tt := range []int{0, 3} {
+		den.LossAt(p, []float64{1, 2}, 1, []int{tt}, []float64{0.1, 0.2}, nil)
+	}
+	for _, tt := range []int{-1, 4} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("step %d accepted", tt)
+				}
+			}()
+			den.LossAt(p, []float64{1, 2}, 1, []int{tt}, []float64{0.1, 0.2}, nil)
+		}()
+	}
+	for _, tc := range []struct {
+		cfg NetConfig
+		T   int
+		ok  bool
+	}{
+		{NetConfig{Dim: 1, Hidden: []int{1}, TimeDim: 2}, 1, true},
+		{NetConfig{Dim: 0, Hidden: []int{1}, TimeDim: 2}, 1, false},
+		{NetConfig{Dim: 1, TimeDim: 2}, 1, false},
+		{NetConfig{Dim: 1, Hidden: []int{0}, TimeDim: 2}, 1, false},
+		{NetConfig{Dim: 1, Hidden: []int{1}, TimeDim: 0}, 1, false},
+		{NetConfig{Dim: 1, Hidden: []int{1}, TimeDim: 3}, 1, false},
+		{NetConfig{Dim: 1, Hidden: []int{1}, TimeDim: 2, Act: 5}, 1, false},
+		{NetConfig{Dim: 1, Hidden: []int{1}, TimeDim: 2}, 0, false},
+	} {
+		if _, err := NewNet(tc.cfg, tc.T); (err == nil) != tc.ok {
+			t.Errorf("NewNet(%+v, %d): %v", tc.cfg, tc.T, err)
+		}
+	}
+	if _, err := NewDenoiser(NetConfig{Dim: 1, Hidden: []int{1}, TimeDim: 2}, nil); err == nil {
+		t.Error("denoiser without schedule accepted")
+	}
+	if SiLU.String() != "silu" || ReLU.String() != "relu" || Activation(4).String() != "activation(4)" {
+		t.Error("Activation strings")
 	}
 }
 
@@ -348,6 +478,29 @@ func TestPinOracles(t *testing.T) {
 			den += w
 		}
 		near(t, "mixture ε*", out[i], num/den)
+	}
+	// Two dimensions: the Gaussian density has the factor v_k^{−d/2}.
+	two2 := &GaussianMixture{Means: [][]float64{{1, 0}, {-2, 1}}, Stds: []float64{0.5, 1.5}, Weights: []float64{0.4, 0.6}}
+	x2 := []float64{0.3, -0.2, -1, 2}
+	out2 := make([]float64, 4)
+	two2.Optimal(s).PredictEps(x2, 2, 2, out2)
+	for i := 0; i < 2; i++ {
+		num := []float64{0, 0}
+		var den float64
+		for k := range two2.Means {
+			vk := a*two2.Stds[k]*two2.Stds[k] + 1 - a
+			var q float64
+			for j := 0; j < 2; j++ {
+				dj := x2[i*2+j] - math.Sqrt(a)*two2.Means[k][j]
+				q += dj * dj
+			}
+			w := two2.Weights[k] / (2 * math.Pi * vk) * math.Exp(-q/(2*vk))
+			for j := 0; j < 2; j++ {
+				num[j] += w * math.Sqrt(1-a) * (x2[i*2+j] - math.Sqrt(a)*two2.Means[k][j]) / vk
+			}
+			den += w
+		}
+		nearVec(t, "2-D mixture ε*", out2[i*2:i*2+2], []float64{num[0] / den, num[1] / den})
 	}
 	// Switching steps refreshes the cached constants: t = 1 (ᾱ = 0.9) then 2.
 	o.PredictEps(xs, 2, 1, out)
