@@ -288,8 +288,13 @@ func TestPinMLPByHand(t *testing.T) {
 // TestPinMLPReference: sizes [2, 3, 3] and [3, 2, 2], both losses, with and
 // without dropout, batch gradients and per-example gradients against refMLP.
 func TestPinMLPReference(t *testing.T) {
-	x := []float64{0.5, -1, 2, 0.3, -0.7, 1.2, 0.9, -0.4, 0.1, 1.5, -2, 0.6}
-	for _, sh := range []struct{ in, hid, classes, n int }{{2, 3, 3, 4}, {3, 2, 2, 3}} {
+	// The last shape is wider and taller than one gemm tile (64 rows ×
+	// 192 columns), so the tiled products are checked too.
+	x := make([]float64, 70*3)
+	for i := range x {
+		x[i] = math.Sin(1.3*float64(i)+0.4) * 1.7
+	}
+	for _, sh := range []struct{ in, hid, classes, n int }{{2, 3, 3, 4}, {3, 2, 2, 3}, {3, 200, 3, 70}} {
 		for _, l := range []Loss{CrossEntropy, DoubleSoftmax} {
 			for _, drop := range []float64{0, 0.4} {
 				m := NewMLP([]int{sh.in, sh.hid, sh.classes}, drop, l)
@@ -297,9 +302,9 @@ func TestPinMLPReference(t *testing.T) {
 				for i := range p {
 					p[i] = 0.37*float64((i*7)%11) - 1.6
 				}
-				y := []int{0, 1, 2, 1}[:sh.n]
+				y := make([]int, sh.n)
 				for i := range y {
-					y[i] %= sh.classes
+					y[i] = (i*i + 1) % sh.classes
 				}
 				b := Batch{X: x[:sh.n*sh.in], Y: y, N: sh.n, D: sh.in}
 				var r1, r2 *rand.Rand
