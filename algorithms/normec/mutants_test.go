@@ -230,6 +230,14 @@ func TestObjectivesAdapters(t *testing.T) {
 	if b.N != 1 || b.D != 1 || len(b.X) != 1 || b.X[0] != 6 || b.Y[0] != 1 {
 		t.Errorf("Example(2) = %+v", b)
 	}
+	// Rows of two features: Example(1) is the second pair.
+	o2 := &ModelObjective{Model: model.NewLogReg(2, 2, model.CrossEntropy), Data: model.Batch{X: []float64{1, 2, 3, 4, 5, 6}, Y: []int{1, 0, 1}, N: 3, D: 2}}
+	if b := o2.Example(1); b.N != 1 || b.D != 2 || len(b.X) != 2 || b.X[0] != 3 || b.X[1] != 4 || b.Y[0] != 0 {
+		t.Errorf("Example(1) of 2-feature rows = %+v", b)
+	}
+	if b := (&ModelObjective{Model: lr, Data: model.Batch{N: 2, D: 0}}).Example(1); b.X != nil || b.Y != nil {
+		t.Errorf("Example of a data-free batch = %+v", b)
+	}
 	g := make([]float64, 4)
 	o.ComponentGrad(1, make([]float64, 4), g)
 	nearVec(t, "component 1 gradient", g, []float64{-2, 2, 0.5, -0.5})
