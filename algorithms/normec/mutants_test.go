@@ -452,7 +452,7 @@ func TestPrivacyCurvesIndependently(t *testing.T) {
 	if e, err := EpsilonVisibleParticipation(100, 0.5, 2, 0.5, accountant.AddRemove); err != nil || e != 0 {
 		t.Errorf("δ above δ(0): ε = %v (%v), want 0", e, err)
 	}
-	if e, err := EpsilonVisibleParticipation(0, 0.5, 2, 1e-5, accountant.AddRemove); err == nil || !math.IsInf(e, 1) {
+	if e, err := EpsilonVisibleParticipation(0, 0.5, 2, 1e-5, accountant.AddRemove); err == nil || !math.IsInf(e, 1) || !strings.Contains(err.Error(), "σ = 0: want a finite σ > 0") {
 		t.Errorf("σ = 0: ε = %v, err %v; want +Inf and an error", e, err)
 	}
 	if _, err := EpsilonVisibleParticipation(1, 0, 2, 1e-5, accountant.AddRemove); err == nil {
