@@ -199,6 +199,14 @@ func TestPinBaselineRounds(t *testing.T) {
 		e := pinEngine(t, &FedProx{Base: Base{Opt: pinSGD}, Mu: 0.5})
 		e.TrainRound()
 		nearVec(t, "FedProx w_1", e.Server().Global, []float64{0, 1.5625})
+		// Round 1, anchor w_1 = (0, 1.5625) ≠ 0.
+		// Client 0: g = w − m = (−2, 0.5625) → w = (1, 1.28125);
+		//   g = (−1, 0.28125) + 0.5·(1, −0.28125) = (−0.5, 0.140625) → (1.25, 1.2109375).
+		// Client 1: g = (2, −2.4375) → w = (−1, 2.78125);
+		//   g = (1, −1.21875) + 0.5·(−1, 1.21875) = (0.5, −0.609375) → (−1.25, 3.0859375).
+		// Mean: (0, 2.1484375).
+		e.TrainRound()
+		nearVec(t, "FedProx w_2", e.Server().Global, []float64{0, 2.1484375})
 	})
 	t.Run("scaffold", func(t *testing.T) {
 		// Round 0 (c = c_i = 0) is FedAvg: x_1 = (0, 1.875). c_i⁺ = mean raw
