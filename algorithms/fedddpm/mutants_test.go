@@ -480,3 +480,33 @@ func TestRunRoundsWithoutStopper(t *testing.T) {
 		t.Errorf("0 rounds ran %d", n)
 	}
 }
+
+// TestStopRuleFiresAtRoundZero: a rule resumed from a saved state (State
+// is exported) can fire at round 0; it then reports Fired and keeps
+// returning true without scoring again.
+func TestStopRuleFiresAtRoundZero(t *testing.T) {
+	r, _ := NewStopRule(1, QuickTestConfig{Gamma: 0.5, Threshold: 0.1})
+	r.State = QuickTestState{AvgScore: 10, Set: true}
+	calls := 0
+	score := func() float64 { calls++; return 10 }
+	if !r.Observe(0, score) || !r.Fired() || r.StopRound != 0 {
+		t.Fatalf("did not fire at round 0: %+v", r)
+	}
+	if !r.Observe(1, score) || calls != 1 {
+		t.Errorf("after firing: %d score calls, want 1", calls)
+	}
+}
+
+// TestTrainerReusesBuffers: a second Epochs call of the same shape
+// allocates nothing (the Trainer keeps its buffers).
+func TestTrainerReusesBuffers(t *testing.T) {
+	var tr Trainer
+	var m model.Differentiable = meanModel{2}
+	opt := pinSGD.New()
+	p := []float64{0, 0}
+	aux := pinAux()
+	r := rng.Stream(3)
+	if n := testing.AllocsPerRun(1, func() { tr.Epochs(m, p, aux, opt, 1, 2, r, nil) }); n != 0 {
+		t.Errorf("second Epochs call allocates %v times", n)
+	}
+}
