@@ -3,6 +3,7 @@ package diffusion
 // Checks aimed at mutants gremlins left alive (issue 12, item 5).
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -20,6 +21,11 @@ func TestScheduleErrorMessages(t *testing.T) {
 		// T = 1 passes the step check and fails on β = 20 (0.02·1000).
 		{"ScaledLinear(1)", func() error { _, e := ScaledLinear(1); return e }(), "β endpoints must lie in (0,1)"},
 		{"Linear(0)", func() error { _, e := Linear(0, 0.1, 0.2); return e }(), "needs T ≥ 1 steps, got 0"},
+		// Linear rejects its endpoints itself (not only through FromBetas).
+		{"Linear β_1 = 0", func() error { _, e := Linear(3, 0, 0.2); return e }(), "β endpoints must lie in (0,1), got 0 and 0.2"},
+		{"Linear β_1 = 1", func() error { _, e := Linear(3, 1, 0.2); return e }(), "β endpoints must lie in (0,1), got 1 and 0.2"},
+		{"Linear β_T = 0", func() error { _, e := Linear(3, 0.1, 0); return e }(), "β endpoints must lie in (0,1), got 0.1 and 0"},
+		{"Linear β_T = 1", func() error { _, e := Linear(3, 0.1, 1); return e }(), "β endpoints must lie in (0,1), got 0.1 and 1"},
 		{"FromBetas β_2 = 1", func() error { _, e := FromBetas([]float64{0.5, 1}); return e }(), "β_2 = 1 outside (0,1)"},
 		{"FromBetas β_1 = 0", func() error { _, e := FromBetas([]float64{0}); return e }(), "β_1 = 0 outside (0,1)"},
 	} {
@@ -57,6 +63,11 @@ func TestMixtureSampleReusesBuffers(t *testing.T) {
 	if &x2[0] != &x[0] || &l2[0] != &l[0] {
 		t.Error("buffers of exactly the right size were replaced")
 	}
+	// Buffers shorter than n·d values and n labels are replaced.
+	x4, l4 := g.Sample(rng.Stream(2), 2, make([]float64, 2, 3), make([]int, 1, 1))
+	if len(x4) != 4 || len(l4) != 2 {
+		t.Errorf("short buffers: %d values, %d labels", len(x4), len(l4))
+	}
 	x3, l3 := g.Sample(rng.Stream(2), 2, nil, nil)
 	nearVec(t, "same draws", x3, x2)
 	if l3[0] != l2[0] || l3[1] != l2[1] {
@@ -85,5 +96,22 @@ func TestSecondCallDoesNotAllocate(t *testing.T) {
 	var pred Predictor = constPred{[]float64{0.5, -1}} // boxed once
 	if n := testing.AllocsPerRun(1, func() { smp.Sample(pred, 2, r, dst) }); n != 0 {
 		t.Errorf("second Sample allocates %v times", n)
+	}
+}
+
+// TestOracleFarFromModes: the posterior weights are normalised after
+// subtracting the largest log-weight, so a point hundreds of standard
+// deviations from every mode still gets a finite ε̂ — the component
+// nearest to it takes all the weight: ε̂ = √(1−ᾱ)(x − √ᾱμ_k)/v_k.
+func TestOracleFarFromModes(t *testing.T) {
+	s, _ := Linear(3, 0.1, 0.3)
+	g := &GaussianMixture{Means: [][]float64{{0}, {1}}, Stds: []float64{0.01, 0.01}, Weights: []float64{0.5, 0.5}}
+	out := make([]float64, 1)
+	g.Optimal(s).PredictEps([]float64{50}, 1, 1, out)
+	a := 0.9
+	v := a*1e-4 + 1 - a
+	want := math.Sqrt(1-a) * (50 - math.Sqrt(a)) / v
+	if math.IsNaN(out[0]) || math.Abs(out[0]-want) > 1e-12*math.Abs(want) {
+		t.Errorf("ε̂(50) = %v, want %v", out[0], want)
 	}
 }
