@@ -182,6 +182,24 @@ func TestPinDirichletSampler(t *testing.T) {
 			}
 		}
 	}
+	// A concentration so small that every log-Gamma variate is −∞ (the
+	// U^{1/α} boost overflows) gives a vertex chosen by one more draw.
+	got := make([]float64, 4)
+	Dirichlet(rng.Stream(8, "vertex"), 5e-324, got)
+	r := rng.Stream(8, "vertex")
+	for range 4 {
+		if g := refLogGamma(r, 5e-324); !math.IsInf(g, -1) {
+			t.Fatalf("reference log-Gamma(5e-324) = %v, want −∞", g)
+		}
+	}
+	want := make([]float64, 4)
+	want[r.IntN(4)] = 1
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("vertex: %v, want %v", got, want)
+			break
+		}
+	}
 	// α = +Inf is the uniform vector; an empty vector is left alone.
 	u := make([]float64, 4)
 	Dirichlet(rng.Stream(1), math.Inf(1), u)
