@@ -5,7 +5,11 @@ package data
 // builder preconditions, and files missing or corrupt on disk.
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
 	"errors"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -295,5 +299,144 @@ func TestLoadersOnDisk(t *testing.T) {
 	// A file that exists but cannot be read as a file.
 	if _, err := readFile("d", root); err == nil || errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("reading a directory: %v", err)
+	}
+}
+
+// rawZip writes entries with headers taken as given (zip.Writer.CreateRaw),
+// so sizes and methods can disagree with the data.
+func rawZip(t *testing.T, entries ...rawEntry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range entries {
+		w, err := zw.CreateRaw(&zip.FileHeader{Name: e.name, Method: e.method, CompressedSize64: e.csize, UncompressedSize64: e.usize, CRC32: crc32.ChecksumIEEE(e.plain)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(e.data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+type rawEntry struct {
+	name         string
+	method       uint16
+	csize, usize uint64
+	data, plain  []byte
+}
+
+func stored(name string, b []byte) rawEntry {
+	return rawEntry{name: name, method: zip.Store, csize: uint64(len(b)), usize: uint64(len(b)), data: b, plain: b}
+}
+
+func deflated(t *testing.T, name string, plain []byte, declared uint64) rawEntry {
+	t.Helper()
+	var buf bytes.Buffer
+	fw, _ := flate.NewWriter(&buf, flate.BestCompression)
+	fw.Write(plain)
+	fw.Close()
+	return rawEntry{name: name, method: zip.Deflate, csize: uint64(buf.Len()), usize: declared, data: buf.Bytes(), plain: plain}
+}
+
+// TestReadZipEntryLimits: declared sizes above the reader's limits, stored
+// entries whose sizes disagree, implausible deflate ratios, unknown
+// methods and corrupt streams are errors naming the entry.
+func TestReadZipEntryLimits(t *testing.T) {
+	x := float64Bytes([]float64{1, 2})
+	pkl := tensorDatasetPickle(ptTensor{key: "0", storage: "DoubleStorage", numel: 2, size: []int{2}, stride: []int{1}})
+	good := []rawEntry{stored("a/data.pkl", pkl), stored("a/data/0", x)}
+	if ts, err := DecodePT(rawZip(t, good...), "ok.pt"); err != nil || len(ts) != 1 || ts[0].Data[1] != 2 {
+		t.Fatalf("raw zip: %v", err)
+	}
+	with := func(extra ...rawEntry) []byte {
+		return rawZip(t, append(append([]rawEntry(nil), good...), extra...)...)
+	}
+	big := make([]byte, 10000)
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"byteorder of 65 bytes", with(stored("a/byteorder", bytes.Repeat([]byte(" "), 65))), "entry a/byteorder declares 65 bytes, more than the 64"},
+		{"stored size mismatch", rawZip(t, rawEntry{name: "a/data.pkl", method: zip.Store, csize: uint64(len(pkl)) - 1, usize: uint64(len(pkl)), data: pkl[:len(pkl)-1], plain: pkl}, good[1]),
+			"stored entry a/data.pkl has compressed size"},
+		{"deflate ratio", rawZip(t, rawEntry{name: "a/data.pkl", method: zip.Deflate, csize: 2, usize: 4096 + 1100*3, data: []byte{3, 0}}, good[1]),
+			"entry a/data.pkl declares 7396 bytes from 2 compressed bytes"},
+		{"unknown method", rawZip(t, good[0], rawEntry{name: "a/data/0", method: 99, csize: 16, usize: 16, data: x, plain: x}), "entry a/data/0: zip: unsupported compression algorithm"},
+		{"corrupt deflate", rawZip(t, good[0], rawEntry{name: "a/data/0", method: zip.Deflate, csize: 16, usize: 16, data: bytes.Repeat([]byte{0xff}, 16), plain: x}), "entry a/data/0: "},
+		{"storage read", rawZip(t, good[0], deflated(t, "a/data/0", big, 16)), "entry a/data/0"},
+		{"data.pkl corrupt", rawZip(t, rawEntry{name: "a/data.pkl", method: zip.Deflate, csize: 4, usize: 8, data: []byte{1, 2, 3, 4}}, good[1]), "a/data.pkl"},
+		{"byteorder corrupt", with(rawEntry{name: "a/byteorder", method: zip.Deflate, csize: 4, usize: 6, data: []byte{1, 2, 3, 4}}), "a/byteorder"},
+	} {
+		_, err := DecodePT(tc.b, "bad.pt")
+		if err == nil || !strings.HasPrefix(err.Error(), "bad.pt: ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// Exactly 64 bytes of byte order is read (and must say "little").
+	if _, err := DecodePT(with(stored("a/byteorder", append([]byte("little"), bytes.Repeat([]byte(" "), 58)...))), "ok.pt"); err != nil {
+		t.Errorf("64-byte byteorder: %v", err)
+	}
+	// Just below 4096 + 1100·(c+1) declared bytes the ratio check passes and the
+	// stream itself is read (here: corrupt, so the read fails instead).
+	_, err := DecodePT(rawZip(t, rawEntry{name: "a/data.pkl", method: zip.Deflate, csize: 2, usize: 4096 + 1100*3 - 1, data: []byte{3, 0}}, good[1]), "bad.pt")
+	if err == nil || strings.Contains(err.Error(), "compressed bytes") {
+		t.Errorf("ratio at the limit: %v", err)
+	}
+	// Two views of one storage key must agree on its size.
+	two := tensorDatasetPickle(
+		ptTensor{key: "0", storage: "DoubleStorage", numel: 2, size: []int{2}, stride: []int{1}},
+		ptTensor{key: "0", storage: "DoubleStorage", numel: 3, size: []int{3}, stride: []int{1}},
+	)
+	if _, err := DecodePT(rawZip(t, stored("a/data.pkl", two), stored("a/data/0", x)), "bad.pt"); err == nil || !strings.Contains(err.Error(), "entry a/data/0 holds 16 bytes, want numel·8 = 3·8 = 24") {
+		t.Errorf("inconsistent views of one storage: %v", err)
+	}
+	// A data.pkl above 16 MiB is refused before reading.
+	huge := rawEntry{name: "a/data.pkl", method: zip.Deflate, csize: 1 << 20, usize: 16<<20 + 1, data: make([]byte, 1<<20)}
+	if _, err := DecodePT(rawZip(t, huge), "bad.pt"); err == nil || !strings.Contains(err.Error(), "declares 16777217 bytes, more than the 16777216") {
+		t.Errorf("huge data.pkl: %v", err)
+	}
+}
+
+// TestLoadUpcycledLayoutsAndErrors: the upstream layout name/data/… is
+// found; a file without a pin, and each of the four files corrupt, are
+// errors naming the file.
+func TestLoadUpcycledLayoutsAndErrors(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "synthetic_iid", "data")
+	os.MkdirAll(dir, 0o755)
+	writeUpcycledFixture(t, dir)
+	if _, err := LoadUpcycled(root, "synthetic_iid"); err == nil || !strings.Contains(err.Error(), filepath.Join("synthetic_iid", "data", "train", "mytrain.pt")+": SHA-256 mismatch") {
+		t.Errorf("upstream layout not found or not verified: %v", err)
+	}
+	_, err := LoadUpcycledDir(dir, "fx", map[string]string{})
+	wantErrContains(t, "no pin", err, "no SHA-256 pin for train/mytrain.pt")
+	for _, rel := range []string{UpcycledTrainPT, UpcycledTestPT, UpcycledTrainGroups, UpcycledTestGroups} {
+		d := filepath.Join(root, "c"+strings.ReplaceAll(rel, "/", "_"))
+		os.MkdirAll(d, 0o755)
+		writeUpcycledFixture(t, d)
+		os.WriteFile(filepath.Join(d, filepath.FromSlash(rel)), []byte("garbage"), 0o644)
+		_, err := LoadUpcycledDir(d, "fx", nil)
+		wantErrContains(t, "corrupt "+rel, err, filepath.Join(d, filepath.FromSlash(rel)))
+	}
+	// IDX: train labels fine, a test label beyond the classes.
+	idx := filepath.Join(root, "idx")
+	os.MkdirAll(idx, 0o755)
+	writeIDXDir(t, idx, false)
+	if _, _, err := LoadIDXDir(idx, "mnist", 2, nil); err == nil || !strings.Contains(err.Error(), "train-*") {
+		t.Errorf("train labels beyond 2 classes: %v", err)
+	}
+	os.WriteFile(filepath.Join(idx, IDXTrainLabels), idxBytes([]int{3}, []byte{0, 1, 1}), 0o644)
+	if _, _, err := LoadIDXDir(idx, "mnist", 2, nil); err == nil || !strings.Contains(err.Error(), "t10k-*: label 2 of example 1") {
+		t.Errorf("test label beyond 2 classes: %v", err)
+	}
+	// CIFAR-10 without its first batch.
+	c10 := filepath.Join(root, "c10")
+	os.MkdirAll(c10, 0o755)
+	if _, _, err := LoadCIFAR10(c10); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "data_batch_1.bin") {
+		t.Errorf("missing first batch: %v", err)
 	}
 }
