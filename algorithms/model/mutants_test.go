@@ -17,7 +17,11 @@ func TestEvaluateRejectsShortInput(t *testing.T) {
 		name string
 		x    []float64
 		y    []int
-	}{{"short X", []float64{1, 2, 3}, []int{0, 1}}, {"short Y", []float64{1, 2, 3, 4}, []int{0}}} {
+	}{
+		// Spare capacity must not hide a short slice.
+		{"short X", make([]float64, 3, 4), []int{0, 1}},
+		{"short Y", []float64{1, 2, 3, 4}, make([]int, 1, 2)},
+	} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -143,4 +147,19 @@ func TestTwoClassHeadsExtreme(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSoftmaxLargeLogits: probabilities stay finite and exact for logits
+// far beyond exp's range (the maximum is subtracted first): scores
+// (700, 701, 699) give softmax (1, e, e^{−1})/(1 + e + e^{−1}).
+func TestSoftmaxLargeLogits(t *testing.T) {
+	m := NewLogReg(1, 3, CrossEntropy)
+	p := []float64{0, 0, 0, 700, 701, 699}
+	out := make([]float64, 3)
+	m.Predict(p, Batch{X: []float64{1}, N: 1, D: 1}, out)
+	z := 1 + math.E + 1/math.E
+	pinVec(t, "softmax", out, []float64{1 / z, math.E / z, 1 / math.E / z})
+	loss := make([]float64, 1)
+	m.PredictLoss(p, Batch{X: []float64{1}, Y: []int{2}, N: 1, D: 1}, nil, loss)
+	pinNear(t, "loss", loss[0], math.Log(z)+1)
 }
