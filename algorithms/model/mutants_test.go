@@ -62,10 +62,11 @@ func TestBufferChecks(t *testing.T) {
 	for _, m := range []Model{lr, mlp} {
 		p := make([]float64, m.NumParams())
 		np := len(p)
-		mustPanic(t, "short per-example buffer", func() { m.PerExampleGrads(p, b, make([]float64, 2*np-1), nil, nil) })
+		// Spare capacity must not hide a short buffer.
+		mustPanic(t, "short per-example buffer", func() { m.PerExampleGrads(p, b, make([]float64, 2*np-1, 2*np), nil, nil) })
 		mustPanic(t, "short per-example loss", func() { m.PerExampleGrads(p, b, make([]float64, 2*np), make([]float64, 1), nil) })
 		m.PerExampleGrads(p, b, make([]float64, 2*np), nil, nil)
-		mustPanic(t, "short prediction buffer", func() { m.Predict(p, b, make([]float64, 5)) })
+		mustPanic(t, "short prediction buffer", func() { m.Predict(p, b, make([]float64, 5, 6)) })
 		m.Predict(p, Batch{X: b.X, N: 2, D: 2}, make([]float64, 6)) // Predict needs no labels
 		lp := m.(LossPredictor)
 		mustPanic(t, "short loss buffer", func() { lp.PredictLoss(p, b, nil, make([]float64, 1)) })
@@ -162,4 +163,28 @@ func TestSoftmaxLargeLogits(t *testing.T) {
 	loss := make([]float64, 1)
 	m.PredictLoss(p, Batch{X: []float64{1}, Y: []int{2}, N: 1, D: 1}, nil, loss)
 	pinNear(t, "loss", loss[0], math.Log(z)+1)
+}
+
+// TestNoDropoutDrawsNothing: with Dropout = 0 a stream passed to LossGrad
+// is not consumed (dropout draws happen only when dropout is active), so
+// the caller's next draw is the stream's first.
+func TestNoDropoutDrawsNothing(t *testing.T) {
+	m := NewMLP([]int{2, 3, 2}, 0, CrossEntropy)
+	p := make([]float64, m.NumParams())
+	r := rng.Stream(5, "nodrop")
+	m.LossGrad(p, Batch{X: []float64{1, 2}, Y: []int{1}, N: 1, D: 2}, make([]float64, len(p)), r)
+	if got, want := r.Float64(), rng.Stream(5, "nodrop").Float64(); got != want {
+		t.Errorf("LossGrad without dropout consumed draws: next %v, want %v", got, want)
+	}
+	// With dropout, exactly one draw per hidden unit per example: 3.
+	m.Dropout = 0.5
+	r = rng.Stream(5, "nodrop")
+	m.LossGrad(p, Batch{X: []float64{1, 2}, Y: []int{1}, N: 1, D: 2}, make([]float64, len(p)), r)
+	ref := rng.Stream(5, "nodrop")
+	for range 3 {
+		ref.Float64()
+	}
+	if got, want := r.Float64(), ref.Float64(); got != want {
+		t.Errorf("dropout consumed a different number of draws")
+	}
 }
