@@ -158,3 +158,64 @@ func TestPinAvgPool(t *testing.T) {
 		t.Errorf("ImageShape %v size %d", s, s.Size())
 	}
 }
+
+// TestPinAvgPoolMultiChannel: a 2×4×4 image (channel c, row y, column x
+// holds 100c + 10y + x) pools to 2×2×2 with block means
+// 100c + 10·(2Y + ½) + (2X + ½) = 100c + 20Y + 2X + 5.5.
+func TestPinAvgPoolMultiChannel(t *testing.T) {
+	x := make([]float64, 32)
+	for c := 0; c < 2; c++ {
+		for y := 0; y < 4; y++ {
+			for xx := 0; xx < 4; xx++ {
+				x[c*16+y*4+xx] = float64(100*c + 10*y + xx)
+			}
+		}
+	}
+	d := &Dataset{X: append(append([]float64(nil), x...), x...), Y: []int{0, 1}, N: 2, D: 32, Classes: 2}
+	out, s, err := AvgPool2x2(d, ImageShape{C: 2, H: 4, W: 4})
+	if err != nil || s != (ImageShape{C: 2, H: 2, W: 2}) || out.D != 8 {
+		t.Fatalf("pool: %v %v", s, err)
+	}
+	for i := 0; i < 2; i++ {
+		for c := 0; c < 2; c++ {
+			for Y := 0; Y < 2; Y++ {
+				for X := 0; X < 2; X++ {
+					if got, want := out.Row(i)[c*4+Y*2+X], float64(100*c+20*Y+2*X)+5.5; got != want {
+						t.Errorf("row %d channel %d block (%d,%d) = %v, want %v", i, c, Y, X, got, want)
+					}
+				}
+			}
+		}
+	}
+	// Zero-sized shapes are rejected even when they match an empty row.
+	for _, s := range []ImageShape{{C: 0, H: 2, W: 2}, {C: 1, H: 0, W: 2}, {C: 1, H: 2, W: 0}} {
+		if _, _, err := AvgPool2x2(&Dataset{N: 1, X: []float64{}, Y: []int{0}, Classes: 1}, s); err == nil {
+			t.Errorf("shape %v accepted", s)
+		}
+	}
+}
+
+// TestIDXAndLEAFDetails: rank-2 image arrays (n, features) are accepted;
+// error messages name the sizes and labels involved; LEAF rows with zero
+// features fix the feature count like any other.
+func TestIDXAndLEAFDetails(t *testing.T) {
+	d, err := IDXDataset(&IDX{Dims: []int{2, 3}, Data: []byte{0, 0, 0, 255, 255, 255}}, &IDX{Dims: []int{2}, Data: []byte{0, 1}}, 2, "flat")
+	if err != nil || d.D != 3 || d.X[3] != 1 {
+		t.Errorf("rank-2 images: %+v, %v", d, err)
+	}
+	if _, err := DecodeIDX(idxBytes([]int{7, 0}, nil), "z"); err == nil || !strings.Contains(err.Error(), "IDX sizes [7 0]: dimension 1 is zero") {
+		t.Errorf("zero dimension message: %v", err)
+	}
+	if _, err := DecodeLEAF(strings.NewReader(`{"users": ["a"], "num_samples": [2], "user_data": {"a": {"x": [[], [1]], "y": [0, 0]}}}`), "z.json"); err == nil || !strings.Contains(err.Error(), "sample 1 has 1 features, earlier samples 0") {
+		t.Errorf("empty then non-empty rows: %v", err)
+	}
+	a := &LEAFFile{Name: "a.json", Users: []string{"u"}, Data: map[string]*Dataset{"u": {X: []float64{}, Y: []int{0}, N: 1, D: 0, Classes: 1}}}
+	b := &LEAFFile{Name: "b.json", Users: []string{"v"}, Data: map[string]*Dataset{"v": {X: []float64{1, 2}, Y: []int{0}, N: 1, D: 2, Classes: 1}}}
+	if _, err := BuildLEAF("leaf", "", []*LEAFFile{a, b}, nil, 0); err == nil || !strings.Contains(err.Error(), `user "v" has 2 features, other users 0`) {
+		t.Errorf("zero-feature user first: %v", err)
+	}
+	c := &LEAFFile{Name: "c.json", Users: []string{"w"}, Data: map[string]*Dataset{"w": {X: []float64{1}, Y: []int{61}, N: 1, D: 1, Classes: 62}}}
+	if _, err := BuildLEAF("leaf", "", []*LEAFFile{c}, nil, 10); err == nil || !strings.Contains(err.Error(), "leaf: a label reaches 61, beyond 10 classes") {
+		t.Errorf("classes message: %v", err)
+	}
+}
