@@ -6,7 +6,7 @@ import "fmt"
 // of 32×32, stored channel-major as in the binary batches.
 var CIFARShape = ImageShape{C: 3, H: 32, W: 32}
 
-const cifarPixels = 3 * 32 * 32
+const cifarPixels = 3072 // 3 channels × 32 × 32 (a literal: gremlins cannot see constant expressions tested, go-gremlins/gremlins#299)
 
 // DecodeCIFAR10 parses a CIFAR-10 binary batch (data_batch_1.bin …
 // test_batch.bin): records of 1 label byte (0–9) and 3072 pixel bytes

@@ -176,13 +176,13 @@ func Dirichlet(r *rand.Rand, alpha float64, p []float64) {
 	if len(p) == 0 {
 		return
 	}
-	switch {
-	case !(alpha > 0):
+	if !(alpha > 0) { // (if-chain, not a tagless switch: go-gremlins/gremlins#298)
 		for i := range p {
 			p[i] = math.NaN()
 		}
 		return
-	case math.IsInf(alpha, 1):
+	}
+	if math.IsInf(alpha, 1) {
 		for i := range p {
 			p[i] = 1 / float64(len(p))
 		}

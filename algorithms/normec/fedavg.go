@@ -146,16 +146,20 @@ func (c FedAvgConfig) Validate() error {
 	bad := func(name string, v float64, want string) error {
 		return fmt.Errorf("normec: fedavg %s = %v, want %s", name, v, want)
 	}
-	switch {
-	case !(c.P > 0 && c.P <= 1):
+	// If-chains, not a tagless switch: see Config.Validate.
+	if !(c.P > 0 && c.P <= 1) {
 		return bad("participation probability p", c.P, "0 < p ≤ 1")
-	case !(c.Beta > 0) || math.IsInf(c.Beta, 0):
+	}
+	if !(c.Beta > 0) || math.IsInf(c.Beta, 0) {
 		return bad("beta", c.Beta, "a finite β > 0")
-	case !(c.Gamma > 0) || math.IsInf(c.Gamma, 0):
+	}
+	if !(c.Gamma > 0) || math.IsInf(c.Gamma, 0) {
 		return bad("gamma", c.Gamma, "a finite γ > 0")
-	case !(c.Eta > 0) || math.IsInf(c.Eta, 0):
+	}
+	if !(c.Eta > 0) || math.IsInf(c.Eta, 0) {
 		return bad("eta", c.Eta, "a finite η > 0")
-	case !(c.Sigma >= 0) || math.IsInf(c.Sigma, 0):
+	}
+	if !(c.Sigma >= 0) || math.IsInf(c.Sigma, 0) {
 		return bad("sigma", c.Sigma, "a finite σ ≥ 0")
 	}
 	switch c.Psi.Kind {

@@ -208,12 +208,14 @@ func (l Local) Pseudo(obj Objective, x []float64, gamma float64, dst []float64, 
 		copy(ws.y, x)
 		clear(dst)
 		step := gamma / float64(t)
+		// Step to x_j before each gradient but the first: the gradients at
+		// x_0..x_{T−1} are summed and x_T = T_i(x) itself is never formed.
 		for j := 0; j < t; j++ {
-			obj.Grad(ws.y, ws.g)
-			floats.Add(dst, ws.g)
-			if j < t-1 {
+			if j > 0 {
 				floats.AddScaled(ws.y, -step, ws.g)
 			}
+			obj.Grad(ws.y, ws.g)
+			floats.Add(dst, ws.g)
 		}
 		floats.Scale(1/float64(t), dst)
 		return Cost{Grads: t}
@@ -224,11 +226,11 @@ func (l Local) Pseudo(obj Objective, x []float64, gamma float64, dst []float64, 
 		clear(dst)
 		step := gamma / float64(n)
 		for j := 0; j < n; j++ {
-			c.ComponentGrad(j, ws.y, ws.g)
-			floats.Add(dst, ws.g)
-			if j < n-1 {
+			if j > 0 { // as for GDSteps: x_N is never formed
 				floats.AddScaled(ws.y, -step, ws.g)
 			}
+			c.ComponentGrad(j, ws.y, ws.g)
+			floats.Add(dst, ws.g)
 		}
 		floats.Scale(1/float64(n), dst)
 		return Cost{ComponentGrads: n}

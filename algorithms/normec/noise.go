@@ -38,14 +38,17 @@ func VarianceB(p, noiseSq float64) float64 {
 }
 
 func checkPrivacyArgs(p float64, rounds int, eps, delta float64) error {
-	switch {
-	case !(p > 0 && p <= 1):
+	// If-chains, not a tagless switch: see Config.Validate.
+	if !(p > 0 && p <= 1) {
 		return fmt.Errorf("normec: sampling probability %v, want 0 < p ≤ 1", p)
-	case rounds < 1:
+	}
+	if rounds < 1 {
 		return fmt.Errorf("normec: %d rounds, want ≥ 1", rounds)
-	case !(eps > 0) || math.IsInf(eps, 0):
+	}
+	if !(eps > 0) || math.IsInf(eps, 0) {
 		return fmt.Errorf("normec: ε = %v, want a finite ε > 0", eps)
-	case !(delta > 0 && delta < 1):
+	}
+	if !(delta > 0 && delta < 1) {
 		return fmt.Errorf("normec: δ = %v, want 0 < δ < 1", delta)
 	}
 	return nil
