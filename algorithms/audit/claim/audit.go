@@ -348,9 +348,12 @@ func (c *Claim) cases() []caseInputs {
 	return out
 }
 
+// implicitReading names the one reading of a claim that lists none.
+const implicitReading = "stated"
+
 func (c *Claim) readings() []Reading {
 	if len(c.Readings) == 0 {
-		return []Reading{{Name: "stated"}}
+		return []Reading{{Name: implicitReading}}
 	}
 	return c.Readings
 }
@@ -420,6 +423,9 @@ func Audit(c *Claim, o Options) (*Report, error) {
 }
 
 func label(caseName, reading string) string {
+	if caseName == "" && reading == implicitReading {
+		return ""
+	}
 	if caseName == "" {
 		return "reading " + reading
 	}

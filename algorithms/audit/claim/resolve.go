@@ -304,6 +304,9 @@ func withoutDeltaUsers(vars map[string]Value) map[string]Value {
 }
 
 func prefixErr(prefix string, err error) error {
+	if prefix == "" {
+		return err
+	}
 	if le, ok := err.(*lineError); ok {
 		return &lineError{line: le.line, msg: prefix + ": " + le.msg}
 	}
