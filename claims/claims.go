@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/audit/claim"
 )
 
@@ -85,4 +86,34 @@ func Load(id string) (*claim.Claim, error) {
 		return nil, fmt.Errorf("claims/%s.yaml: id %q differs from the file name", id, c.ID)
 	}
 	return c, nil
+}
+
+// AuditAll audits the claims ids with the claim engine.
+func AuditAll(ids []string, o claim.Options) ([]*claim.Report, error) {
+	var out []*claim.Report
+	for _, id := range ids {
+		c, err := Load(id)
+		if err != nil {
+			return nil, err
+		}
+		r, err := claim.Audit(c, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// AuditEntry is the audit a reproduced paper registers so that `fedrepro
+// audit --paper P` and its report show its figures through the claim
+// engine: one row per case × reading of its claim files.
+func AuditEntry(paper, title string) audit.Entry {
+	return audit.Entry{Paper: paper, ID: "claims", Title: title, Run: func(o audit.Options) (audit.Table, error) {
+		reps, err := AuditAll(ForPaper(paper), claim.Options{Seed: o.Seed, Quick: o.Quick})
+		if err != nil {
+			return audit.Table{}, err
+		}
+		return claim.AuditTable("claims", title, reps), nil
+	}}
 }

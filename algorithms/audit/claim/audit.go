@@ -10,11 +10,11 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 )
 
-// MaxGridEpsilon: when the RDP bound exceeds it, the PLD and PRV
-// accountants are not run — their grids would need millions of points for
-// such losses, and a tighter figure for an ε in the thousands changes no
-// verdict.
-const MaxGridEpsilon = 1000.0
+// MaxGridRange: when the RDP bound divided by the PLD discretization
+// exceeds it, the PLD and PRV accountants are not run — their loss grids
+// would need millions of points, and a tighter figure for such an ε
+// changes no verdict.
+const MaxGridRange = 4e6
 
 // ConservativeMargin is how far (relative) a claim must exceed the
 // loosest sound bound computed — at the end of the printed precision of
@@ -254,8 +254,8 @@ func (n numerics) methods(r resolved, fav int) map[string]result {
 			out[m] = na("δ = 0: only pure DP applies")
 			continue
 		}
-		if rdp := out[MRDP]; (m == MPLD || m == MPRV) && rdp.err == nil && rdp.val > MaxGridEpsilon {
-			out[m] = na("skipped: RDP already bounds ε by %.4g > %g, where the privacy losses exceed the %s grid's useful range", rdp.val, MaxGridEpsilon, m)
+		if rdp := out[MRDP]; (m == MPLD || m == MPRV) && rdp.err == nil && rdp.val/n.interval > MaxGridRange {
+			out[m] = na("skipped: RDP already bounds ε by %.4g, and a loss grid of step %g over that range would need more than %.0g points", rdp.val, n.interval, MaxGridRange)
 			continue
 		}
 		cfg := n.config(m, r.nb)

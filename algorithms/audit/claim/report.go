@@ -171,3 +171,29 @@ func ptr(x float64) *float64 {
 	}
 	return &x
 }
+
+// Reading returns the report of one case and reading ("" for a claim
+// without cases).
+func (r *Report) Reading(caseName, reading string) (*ReadingReport, bool) {
+	for i := range r.Cases {
+		if r.Cases[i].Case != caseName {
+			continue
+		}
+		for j := range r.Cases[i].Readings {
+			if r.Cases[i].Readings[j].Reading == reading {
+				return &r.Cases[i].Readings[j], true
+			}
+		}
+	}
+	return nil, false
+}
+
+// Method returns one method's estimate (nil if it was not tried).
+func (r *ReadingReport) Method(m string) *Estimate {
+	for i := range r.Accountants {
+		if r.Accountants[i].Method == m {
+			return &r.Accountants[i]
+		}
+	}
+	return nil
+}
