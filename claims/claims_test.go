@@ -167,6 +167,12 @@ func TestGolden(t *testing.T) {
 		t.Skip("audits every claim (about a minute)")
 	}
 	reps := auditAll(t)
+	for _, id := range IDs() {
+		// The --json document of every claim encodes (no NaN or ∞ leaks).
+		if _, err := json.Marshal(reps[id]); err != nil {
+			t.Errorf("%s: the report does not encode as JSON: %v", id, err)
+		}
+	}
 	if *goldenflag.Update {
 		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
 			t.Fatal(err)
