@@ -272,23 +272,7 @@ func num(p *float64) string {
 	return fmt.Sprintf("%.4g", *p)
 }
 
-func methodCell(r claim.ReadingReport, m string) string {
-	for _, e := range r.Accountants {
-		if e.Method != m {
-			continue
-		}
-		switch {
-		case e.Unbounded:
-			return "∞"
-		case e.Epsilon == nil:
-			return "–"
-		case e.Lower != nil && m == claim.MPRV:
-			return fmt.Sprintf("%.4g [%.4g]", *e.Epsilon, *e.Lower)
-		}
-		return num(e.Epsilon)
-	}
-	return "–"
-}
+func methodCell(r claim.ReadingReport, m string) string { return r.Display(m) }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 

@@ -57,23 +57,7 @@ func fmtEps(p *float64) string {
 	return fmt.Sprintf("%.4g", *p)
 }
 
-func accountantCell(r claim.ReadingReport, m string) string {
-	for _, e := range r.Accountants {
-		if e.Method != m {
-			continue
-		}
-		switch {
-		case e.Unbounded:
-			return "∞"
-		case e.Epsilon == nil:
-			return "–"
-		case m == claim.MPRV && e.Lower != nil:
-			return fmt.Sprintf("%.4g [%.4g]", *e.Epsilon, *e.Lower)
-		}
-		return fmtEps(e.Epsilon)
-	}
-	return "–"
-}
+func accountantCell(r claim.ReadingReport, m string) string { return r.Display(m) }
 
 func writeClaimText(w io.Writer, rep *claim.Report) error {
 	c := rep.Claim

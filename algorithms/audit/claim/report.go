@@ -2,6 +2,7 @@ package claim
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 )
 
@@ -196,4 +197,22 @@ func (r *ReadingReport) Method(m string) *Estimate {
 		}
 	}
 	return nil
+}
+
+// Display formats one method's ε for tables: the value to 4 significant
+// digits (PRV with its proven lower bound in brackets), ∞, or – when the
+// method does not apply.
+func (r *ReadingReport) Display(m string) string {
+	e := r.Method(m)
+	switch {
+	case e == nil:
+		return "–"
+	case e.Unbounded:
+		return "∞"
+	case e.Epsilon == nil:
+		return "–"
+	case m == MPRV && e.Lower != nil:
+		return fmt.Sprintf("%.4g [%.4g]", *e.Epsilon, *e.Lower)
+	}
+	return fmt.Sprintf("%.4g", *e.Epsilon)
 }
