@@ -8,7 +8,7 @@ SHELL := /bin/bash
 BIN   := bin/fedrepro
 SCALEFLAG := $(if $(SCALE),--scale $(SCALE),)
 
-.PHONY: all build reproduce verify audit test golden bench data lint clean mutate
+.PHONY: all build reproduce verify audit test golden golden-claims bench data lint clean mutate
 
 all: build
 
@@ -54,6 +54,11 @@ else
 	./$(BIN) compare --paper $(PAPER) --scale $(SCALE) --update
 endif
 	$(GO) test ./proofs/$(PAPER)/ -run '^TestClaims$$' -count=1 -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
+
+# Re-record the audited verdicts and numbers of every claim file
+# (golden/claims/<id>.json) and the generated tables of claims/README.md.
+golden-claims:
+	$(GO) test ./claims/ -run '^TestGolden$$' -count=1 -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

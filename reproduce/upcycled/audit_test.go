@@ -79,6 +79,9 @@ func TestAuditReleasedData(t *testing.T) {
 	}
 	tabs := auditRunAll(t, audit.Options{Seed: 20240727, Quick: true, DataDir: auditReleasedRoot})
 	for id, tab := range tabs {
+		if id == "claims" {
+			continue // reads no data: its client sizes are in the claim files (checked in claims_test.go)
+		}
 		if !strings.Contains(tab.Notes[0], "released Syn(iid)") {
 			t.Errorf("%s: first note %q does not name the released data", id, tab.Notes[0])
 		}

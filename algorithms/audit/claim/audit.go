@@ -1,0 +1,905 @@
+package claim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
+)
+
+// MaxGridRange: when the RDP bound divided by the PLD discretization
+// exceeds it, the PLD and PRV accountants are not run — their loss grids
+// would need millions of points, and a tighter figure for such an ε
+// changes no verdict.
+const MaxGridRange = 4e6
+
+// ConservativeMargin is how far (relative) a claim must exceed the
+// loosest sound bound computed — at the end of the printed precision of
+// the noise that disfavours the claim — to be called conservative. Below
+// it, the gap comes from order grids, calibration stopping rules and
+// step-count conventions (0.1–1% in the library), not from an overstated
+// ε. The optimistic side has no margin: any claim below the tightest
+// sound bound, beyond printed precision, is not certified.
+const ConservativeMargin = 0.05
+
+// Options tune an audit. The zero value is the full audit.
+type Options struct {
+	// Seed names the distinguishing game's random streams.
+	Seed uint64
+	// Quick cuts the distinguishing game's work budget tenfold (its
+	// bound is weaker; nothing else changes).
+	Quick bool
+	// NoEmpirical and NoCalibration skip those parts (equivalence tests).
+	NoEmpirical, NoCalibration bool
+	// AverageValues, when non-nil, replaces average_over.values (e.g.
+	// client sizes read from the data rather than the claim file).
+	AverageValues []float64
+	// PLDInterval, when > 0, replaces the claim's PLD discretization.
+	PLDInterval float64
+}
+
+// Method names, in the order reports list them.
+const (
+	MRDP           = "rdp"
+	MRDPClassic    = "rdp-classic"
+	MPLD           = "pld"
+	MPRV           = "prv"
+	MZCDP          = "zcdp"
+	MZCDPClassic   = "zcdp-classic"
+	MExact         = "exact"
+	MPure          = "pure"
+	MOptimal       = "optimal-composition"
+	MVisibleExact  = "visible-exact"
+	methodsInOrder = "rdp rdp-classic pld prv zcdp zcdp-classic exact pure optimal-composition visible-exact"
+)
+
+// Methods lists the method names in report order.
+var Methods = strings.Fields(methodsInOrder)
+
+// Orders returns the RDP order grid of a name (see Accounting.RDPOrders).
+func Orders(name string) ([]float64, error) {
+	switch name {
+	case "", "opacus":
+		return accountant.DefaultOrders(), nil
+	case "dp-accounting":
+		var o []float64
+		for x := 1; x <= 99; x++ {
+			o = append(o, 1+float64(x)/10)
+		}
+		for a := 11; a <= 63; a++ {
+			o = append(o, float64(a))
+		}
+		return append(o, 128, 256, 512, 1024), nil
+	case "tf-privacy":
+		o := []float64{1.25, 1.5, 1.75, 2, 2.25, 2.5, 3, 3.5, 4, 4.5}
+		for a := 5; a <= 63; a++ {
+			o = append(o, float64(a))
+		}
+		return append(o, 128, 256, 512), nil
+	case "integer":
+		var o []float64
+		for a := 2; a <= 64; a++ {
+			o = append(o, float64(a))
+		}
+		return o, nil
+	}
+	return nil, fmt.Errorf("rdp_orders %q: want opacus, dp-accounting, tf-privacy or integer", name)
+}
+
+// numerics are the accountants' options for one claim.
+type numerics struct {
+	orders   []float64
+	interval float64
+	epsErr   float64
+	trials   int
+}
+
+func (c *Claim) numerics(o Options, over *Accounting) (numerics, error) {
+	a := c.Accounting
+	if over != nil {
+		if over.RDPOrders.S != "" {
+			a.RDPOrders = over.RDPOrders
+		}
+		for _, f := range []struct{ dst, src *Value }{{&a.PLDInterval, &over.PLDInterval}, {&a.PRVEpsError, &over.PRVEpsError}, {&a.EmpiricalTrials, &over.EmpiricalTrials}} {
+			if f.src.Set {
+				*f.dst = *f.src
+			}
+		}
+	}
+	var n numerics
+	var err error
+	if n.orders, err = Orders(a.RDPOrders.S); err != nil {
+		return n, lineErr(a.RDPOrders.Line, "%v", err)
+	}
+	n.interval = 1e-4
+	if v := a.PLDInterval; v.Set {
+		if v.IsFormula() || !(v.Num > 0 && v.Num <= 1) {
+			return n, lineErr(v.Line, "accounting.pld_interval: want a number in (0, 1]")
+		}
+		n.interval = v.Num
+	}
+	if o.PLDInterval > 0 {
+		n.interval = o.PLDInterval
+	}
+	n.epsErr = 0.01
+	if v := a.PRVEpsError; v.Set {
+		if v.IsFormula() || !(v.Num > 0) {
+			return n, lineErr(v.Line, "accounting.prv_eps_error: want a number > 0")
+		}
+		n.epsErr = v.Num
+	}
+	if v := a.EmpiricalTrials; v.Set {
+		if v.IsFormula() || v.Num != math.Trunc(v.Num) || v.Num < 2 || v.Num > 1e7 {
+			return n, lineErr(v.Line, "accounting.empirical_trials: want a whole number in 2 … 1e7")
+		}
+		n.trials = int(v.Num)
+	}
+	return n, nil
+}
+
+func (n numerics) config(method string, nb accountant.Neighbouring) accountant.Config {
+	c := accountant.Config{Neighbouring: nb, Orders: n.orders}
+	switch method {
+	case MRDP:
+		c.Kind = accountant.KindRDP
+	case MRDPClassic:
+		c.Kind, c.Conversion = accountant.KindRDP, accountant.Classic
+	case MPLD:
+		c.Kind, c.PLD = accountant.KindPLD, accountant.PLDOptions{Interval: n.interval}
+	case MPRV:
+		c.Kind, c.PRV = accountant.KindPRV, accountant.PRVOptions{EpsError: n.epsErr}
+	case MZCDP:
+		c.Kind = accountant.KindZCDP
+	case MZCDPClassic:
+		c.Kind, c.Conversion = accountant.KindZCDP, accountant.Classic
+	case MExact:
+		c.Kind = accountant.KindExact
+	case MPure:
+		c.Kind = accountant.KindPure
+	}
+	return c
+}
+
+// result is one method's answer for one resolved reading.
+type result struct {
+	val, lower, est, order float64
+	interval               float64 // PLD grid used
+	hasLower, hasEst       bool
+	err                    error // nil, ErrInfinite (val = +Inf) or why n/a
+}
+
+func (r result) ok() bool { return r.err == nil || errors.Is(r.err, accountant.ErrInfinite) }
+
+// pureOnly reports whether every phase is a stated pure-DP guarantee.
+func (r resolved) pureOnly() bool {
+	for _, p := range r.phases {
+		if p.mech != "pure-dp" {
+			return false
+		}
+	}
+	return true
+}
+
+// visibleGaussian returns the single Gaussian phase with visible
+// participation, if that is what the reading is.
+func (r resolved) visibleGaussian() (phase, bool) {
+	if len(r.phases) == 1 && r.phases[0].visible && r.phases[0].mech == "gaussian" {
+		return r.phases[0], true
+	}
+	return phase{}, false
+}
+
+func effZ(z float64, nb accountant.Neighbouring) float64 {
+	if nb == accountant.ReplaceOne {
+		return z / 2
+	}
+	return z
+}
+
+// methods runs every method on a resolved reading, at the printed noise
+// parameters or an end of their precision (fav).
+func (n numerics) methods(r resolved, fav int) map[string]result {
+	out := map[string]result{}
+	na := func(format string, a ...any) result {
+		return result{err: fmt.Errorf("%w: %s", accountant.ErrUnsupported, fmt.Sprintf(format, a...))}
+	}
+	if r.pureOnly() {
+		var sum, rho float64
+		for _, p := range r.phases {
+			_, _, e0 := p.at(fav)
+			sum += float64(p.steps) * e0
+			rho += float64(p.steps) * e0 * e0 / 2
+		}
+		out[MPure] = result{val: sum, est: sum}
+		for _, m := range []string{MRDP, MRDPClassic, MPLD, MPRV, MExact} {
+			out[m] = na("a stated pure-DP guarantee is not a mechanism these accountants model")
+		}
+		if r.delta > 0 {
+			for _, m := range []struct {
+				name string
+				conv accountant.Conversion
+			}{{MZCDP, accountant.Improved}, {MZCDPClassic, accountant.Classic}} {
+				e, a, err := accountant.ZCDPEpsilon(rho, 0, r.delta, m.conv)
+				out[m.name] = result{val: e, est: e, order: a, err: err}
+			}
+			if len(r.phases) == 1 {
+				p := r.phases[0]
+				_, _, e0 := p.at(fav)
+				e := optimalCompositionEpsilon(e0, p.steps, r.delta)
+				out[MOptimal] = result{val: e, est: e}
+			} else {
+				out[MOptimal] = na("the optimal composition is computed for one homogeneous phase only")
+			}
+		} else {
+			out[MZCDP], out[MZCDPClassic] = na("δ = 0"), na("δ = 0")
+			out[MOptimal] = result{val: sum, est: sum}
+		}
+		out[MVisibleExact] = na("participation is not visible")
+		return out
+	}
+	for _, ph := range r.phases {
+		if ph.mech == "pure-dp" {
+			for _, m := range Methods {
+				out[m] = na("pure-dp phases cannot be composed with noise mechanisms here")
+			}
+			return out
+		}
+	}
+	e := r.event(1, fav)
+	for _, m := range []string{MRDP, MRDPClassic, MPLD, MPRV, MZCDP, MZCDPClassic, MExact, MPure} {
+		if r.delta == 0 && m != MPure {
+			out[m] = na("δ = 0: only pure DP applies")
+			continue
+		}
+		if rdp := out[MRDP]; (m == MPLD || m == MPRV) && rdp.err == nil && rdp.val/n.interval > MaxGridRange {
+			out[m] = na("skipped: RDP already bounds ε by %.4g, and a loss grid of step %g over that range would need more than %.0g points", rdp.val, n.interval, MaxGridRange)
+			continue
+		}
+		cfg := n.config(m, r.nb)
+		if err := cfg.Supported(e); err != nil {
+			out[m] = result{err: err}
+			continue
+		}
+		est, err := account(cfg, e, r.delta)
+		res := result{val: est.Value, est: est.Estimate, order: est.Order, interval: est.Interval, err: err}
+		switch m {
+		case MPRV:
+			res.lower, res.hasLower, res.hasEst = est.Lower, true, true
+		case MExact:
+			res.lower, res.hasLower = est.Value, true
+		}
+		if err != nil && !errors.Is(err, accountant.ErrInfinite) {
+			res = result{err: err}
+		}
+		out[m] = res
+	}
+	out[MOptimal] = na("no stated pure-DP guarantee")
+	if p, ok := r.visibleGaussian(); ok && r.delta > 0 {
+		z, _, _ := p.at(fav)
+		v, err := visibleEpsilon(effZ(z, r.nb), p.q, p.steps, r.delta)
+		out[MVisibleExact] = result{val: v, est: v, lower: v, hasLower: true, err: err}
+	} else {
+		out[MVisibleExact] = na("participation is not visible (or not a single Gaussian phase)")
+	}
+	// Under visible participation the other accountants see every step
+	// as taken: sound but loose; the exact mixture is the answer.
+	return out
+}
+
+// average combines per-value results: the mean of each quantity, or the
+// first error.
+func average(rs []map[string]result) map[string]result {
+	out := map[string]result{}
+	for _, m := range Methods {
+		var acc result
+		acc.hasLower, acc.hasEst = true, true
+		for i, r := range rs {
+			x := r[m]
+			if !x.ok() {
+				acc = result{err: x.err}
+				break
+			}
+			if i == 0 {
+				acc.err = x.err
+			}
+			if errors.Is(x.err, accountant.ErrInfinite) {
+				acc.err = x.err
+			}
+			k := float64(len(rs))
+			acc.val += x.val / k
+			acc.est += x.est / k
+			acc.lower += x.lower / k
+			acc.hasLower = acc.hasLower && x.hasLower
+			acc.hasEst = acc.hasEst && x.hasEst
+		}
+		if len(rs) == 1 {
+			acc.order = rs[0][m].order
+		}
+		for _, r := range rs {
+			acc.interval = math.Max(acc.interval, r[m].interval)
+		}
+		out[m] = acc
+	}
+	return out
+}
+
+// caseInputs is one case's procedure and claimed value.
+type caseInputs struct {
+	name, note, quote string
+	claimed           Value
+	proc              Procedure
+}
+
+func (c *Claim) cases() []caseInputs {
+	if len(c.Cases) == 0 {
+		return []caseInputs{{claimed: c.ClaimedEpsilon, proc: c.Procedure}}
+	}
+	var out []caseInputs
+	for _, k := range c.Cases {
+		cl := c.ClaimedEpsilon
+		if k.ClaimedEpsilon.Set {
+			cl = k.ClaimedEpsilon
+		}
+		out = append(out, caseInputs{name: k.Name, note: k.Note, quote: k.Quote, claimed: cl, proc: merge(c.Procedure, k.Procedure)})
+	}
+	return out
+}
+
+// implicitReading names the one reading of a claim that lists none.
+const implicitReading = "stated"
+
+func (c *Claim) readings() []Reading {
+	if len(c.Readings) == 0 {
+		return []Reading{{Name: implicitReading}}
+	}
+	return c.Readings
+}
+
+// tolerance is half a unit of the last printed digit of the claimed ε
+// ("printed" rounding) or 0 ("exact").
+func (c *Claim) tolerance(v Value) float64 {
+	if c.Rounding.S == "exact" {
+		return 0
+	}
+	return 0.5 * math.Pow(10, -float64(v.Decimals()))
+}
+
+// Audit audits every case and reading of a decoded claim.
+func Audit(c *Claim, o Options) (*Report, error) {
+	rep := &Report{SchemaVersion: SchemaVersion, Claim: ClaimInfo{ID: c.ID, Title: c.Title, File: c.file, Paper: c.Paper, Source: c.Source,
+		AccountantUsed: c.AccountantUsed.Name.S, Notes: c.Notes}}
+	values := []float64(nil)
+	if c.AverageOver != nil {
+		values = c.AverageOver.Values
+		if o.AverageValues != nil {
+			values = o.AverageValues
+		}
+		if len(values) == 0 {
+			return nil, fmt.Errorf("%s: average_over has no values", c.file)
+		}
+	}
+	rounding := c.Rounding.S
+	if rounding == "" {
+		rounding = "printed"
+	}
+	for ci, k := range c.cases() {
+		cr := CaseReport{Case: k.name, Note: k.note, Quote: k.quote, ClaimedEpsilon: k.claimed.Num, Printed: k.claimed.Literal,
+			Rounding: rounding, Tolerance: c.tolerance(k.claimed)}
+		for ri, rd := range c.readings() {
+			p := merge(k.proc, rd.Procedure)
+			var rs []resolved
+			if values == nil {
+				r, err := resolve(p, k.claimed.Num, nil)
+				if err != nil {
+					return nil, at(c.file, prefixErr(label(k.name, rd.Name), err))
+				}
+				rs = append(rs, r)
+			} else {
+				for _, v := range values {
+					r, err := resolve(p, k.claimed.Num, map[string]float64{c.AverageOver.Variable: v})
+					if err != nil {
+						return nil, at(c.file, prefixErr(label(k.name, rd.Name)+fmt.Sprintf(" (%s = %g)", c.AverageOver.Variable, v), err))
+					}
+					rs = append(rs, r)
+				}
+			}
+			n, err := c.numerics(o, rd.Accounting)
+			if err != nil {
+				return nil, at(c.file, prefixErr(label(k.name, rd.Name), err))
+			}
+			rr, err := auditReading(c, n, o, rs, cr, rd, ci, ri)
+			if err != nil {
+				return nil, at(c.file, prefixErr(label(k.name, rd.Name), err))
+			}
+			cr.Readings = append(cr.Readings, rr)
+		}
+		cr.Verdict, cr.Summary = combine(cr)
+		rep.Cases = append(rep.Cases, cr)
+	}
+	return rep, nil
+}
+
+func label(caseName, reading string) string {
+	if caseName == "" && reading == implicitReading {
+		return ""
+	}
+	if caseName == "" {
+		return "reading " + reading
+	}
+	return "case " + caseName + ", reading " + reading
+}
+
+func auditReading(c *Claim, n numerics, o Options, rs []resolved, cr CaseReport, rd Reading, ci, ri int) (ReadingReport, error) {
+	r0 := rs[0]
+	rr := ReadingReport{Reading: rd.Name, Note: rd.Note, BoundOnly: rd.BoundOnly, Procedure: r0.describe(), Unit: r0.unit, Neighbouring: r0.nb.String(), Delta: r0.delta}
+	if len(rs) > 1 {
+		rr.AveragedOver = len(rs)
+		rr.Procedure += fmt.Sprintf(" (averaged over %d values of %s)", len(rs), c.AverageOver.Variable)
+	}
+	rr.NoiseMultiplier = commonMultiplier(rs)
+	per := make([]map[string]result, len(rs))
+	for i, r := range rs {
+		per[i] = n.methods(r, atPrinted)
+	}
+	res := average(per)
+	claimed, tol := cr.ClaimedEpsilon, cr.Tolerance
+	var upper, loosest, lower *Bound
+	for _, m := range Methods {
+		x := res[m]
+		est := Estimate{Method: m, Sound: true}
+		switch {
+		case x.err == nil:
+			est.Epsilon = ptr(x.val)
+			if x.hasLower {
+				est.Lower = ptr(x.lower)
+			}
+			if x.hasEst && m == MPRV {
+				est.Estimate = ptr(x.est)
+			}
+			if x.order > 0 {
+				est.Order = ptr(x.order)
+			}
+			if x.interval > 0 {
+				est.Interval = ptr(x.interval)
+			}
+		case errors.Is(x.err, accountant.ErrInfinite):
+			est.Unbounded = true
+			est.Note = "∞: " + reason(x.err)
+		default:
+			est.Note = "n/a: " + reason(x.err)
+		}
+		rr.Accountants = append(rr.Accountants, est)
+		if !x.ok() {
+			continue
+		}
+		if upper == nil || x.val < upper.Epsilon {
+			upper = &Bound{Method: m, Epsilon: x.val}
+		}
+		if !math.IsInf(x.val, 1) && (loosest == nil || x.val > loosest.Epsilon) {
+			loosest = &Bound{Method: m, Epsilon: x.val}
+		}
+		if x.hasLower && !rd.BoundOnly && !math.IsInf(x.lower, 1) && (lower == nil || x.lower > lower.Epsilon) {
+			lower = &Bound{Method: m, Epsilon: x.lower}
+			if m == MPRV {
+				lower.Method = "prv-lower"
+			}
+		}
+	}
+	if upper == nil {
+		var why []string
+		for _, e := range rr.Accountants {
+			why = append(why, e.Method+" "+e.Note)
+		}
+		return rr, fmt.Errorf("no accountant bounds this reading (%s)", strings.Join(why, "; "))
+	}
+	if loosest == nil { // every bound is infinite
+		loosest = upper
+	}
+	rr.Upper, rr.Loosest, rr.Lower = upper, loosest, lower
+	rr.EpsilonRatio = ptr(upper.Epsilon / claimed)
+	if claimed == 0 {
+		rr.EpsilonRatio = nil
+	}
+	// Paper's method.
+	if pm, err := paperMethod(c, res, rs); err != nil {
+		return rr, err
+	} else if pm != nil {
+		h := 0.5 * math.Pow(10, -float64(decimalsOf(cr.Printed)))
+		pm.Matches = math.Abs(pm.Epsilon-claimed) <= h+1e-12 && (cr.Rounding != "exact" || pm.Epsilon <= claimed*(1+1e-12))
+		rr.PaperMethod = pm
+	}
+	// Empirical lower bound.
+	switch {
+	case o.NoEmpirical:
+	case rd.BoundOnly:
+		rr.Empirical = &Empirical{Note: "n/a: the reading over-approximates the mechanism (bound_only)"}
+	default:
+		rr.Empirical = empirical(rs, n, o, fmt.Sprintf("claim/%s/%d/%d", c.ID, ci, ri))
+	}
+	// Needed noise.
+	if !o.NoCalibration && claimed > 0 {
+		rr.Needed = calibrate(rs, n, claimed)
+	}
+	// Verdict.
+	switch {
+	case claimed+tol < upper.Epsilon:
+		ufav := upper.Epsilon
+		if hasRounding(rs) {
+			perFav := make([]map[string]result, len(rs))
+			for i, r := range rs {
+				perFav[i] = n.methods(r, atFav)
+			}
+			if x := average(perFav)[upper.Method]; x.ok() {
+				ufav = x.val
+				rr.UpperFavourable = ptr(ufav)
+			}
+		}
+		if claimed+tol >= ufav {
+			rr.Verdict = Consistent
+			rr.Reason = fmt.Sprintf("claimed %s + %g ≥ %.4g (%s at the favourable end of the printed noise, %.4g at the printed value)", cr.Printed, tol, ufav, upper.Method, upper.Epsilon)
+			break
+		}
+		rr.Verdict = Optimistic
+		var b strings.Builder
+		fmt.Fprintf(&b, "claimed %s", cr.Printed)
+		if tol > 0 {
+			fmt.Fprintf(&b, " (+%g printed precision)", tol)
+		}
+		fmt.Fprintf(&b, " < %.4g by %s, the tightest sound bound: ε ratio %.4g", upper.Epsilon, upper.Method, upper.Epsilon/claimed)
+		if rr.Needed != nil && rr.Needed.Scale > 0 {
+			if rr.Needed.Multiplier > 0 {
+				fmt.Fprintf(&b, "; the claim needs noise multiplier %.4g, not %.4g (σ ratio %.4g, %s)", rr.Needed.Multiplier, rr.NoiseMultiplier, rr.Needed.Scale, rr.Needed.Method)
+			} else {
+				fmt.Fprintf(&b, "; the claim needs %.4g× the noise (%s)", rr.Needed.Scale, rr.Needed.Method)
+			}
+		}
+		switch {
+		case lower != nil && lower.Epsilon > claimed+tol:
+			rr.Proven = "lower-bound"
+			fmt.Fprintf(&b, "; proven false: %s %.4g > %.4g", lower.Method, lower.Epsilon, claimed+tol)
+		case rr.Empirical != nil && rr.Empirical.EpsilonLB != nil && *rr.Empirical.EpsilonLB > claimed+tol:
+			rr.Proven = "empirical"
+			fmt.Fprintf(&b, "; refuted empirically: ε_LB %.4g > %.4g with %.0f%% confidence", *rr.Empirical.EpsilonLB, claimed+tol, 100*rr.Empirical.Confidence)
+		}
+		rr.Reason = b.String()
+	case claimed-tol > (1+ConservativeMargin)*loosest.Epsilon && claimed-tol > (1+ConservativeMargin)*loosestAt(n, rs, loosest, atUnfav):
+		rr.Verdict = Conservative
+		rr.Reason = fmt.Sprintf("claimed %s", cr.Printed)
+		if tol > 0 {
+			rr.Reason += fmt.Sprintf(" (−%g printed precision)", tol)
+		}
+		rr.Reason += fmt.Sprintf(" > %.4g = %g × %.4g by %s, the loosest sound bound computed; the tightest is %.4g (%s): claimed/tightest = %.4g",
+			(1+ConservativeMargin)*loosest.Epsilon, 1+ConservativeMargin, loosest.Epsilon, loosest.Method, upper.Epsilon, upper.Method, claimed/upper.Epsilon)
+		if rr.Needed != nil && rr.Needed.Scale > 0 {
+			rr.Reason += fmt.Sprintf("; %.4g× the noise would meet it (%s)", rr.Needed.Scale, rr.Needed.Method)
+		}
+	case claimed-tol > loosest.Epsilon:
+		rr.Verdict = Consistent
+		rr.Reason = fmt.Sprintf("claimed %s is above every sound bound computed (tightest %.4g by %s, loosest %.4g by %s) by %.2f%% of the loosest, within the %g%% margin before conservative",
+			cr.Printed, upper.Epsilon, upper.Method, loosest.Epsilon, loosest.Method, 100*((claimed-tol)/loosest.Epsilon-1), 100*ConservativeMargin)
+	default:
+		rr.Verdict = Consistent
+		rr.Reason = fmt.Sprintf("%.4g (%s, tightest) ≤ claimed %s ≤ %.4g (%s, loosest)", upper.Epsilon, upper.Method, cr.Printed, loosest.Epsilon, loosest.Method)
+		if tol > 0 {
+			rr.Reason += fmt.Sprintf(" within ±%g", tol)
+		}
+	}
+	return rr, nil
+}
+
+// loosestAt recomputes the loosest bound's method at a rounding end (the
+// printed value when no literal has a printed precision).
+func loosestAt(n numerics, rs []resolved, loosest *Bound, fav int) float64 {
+	if !hasRounding(rs) {
+		return loosest.Epsilon
+	}
+	per := make([]map[string]result, len(rs))
+	for i, r := range rs {
+		per[i] = n.methods(r, fav)
+	}
+	x := average(per)[loosest.Method]
+	if !x.ok() {
+		return loosest.Epsilon
+	}
+	return x.val
+}
+
+func decimalsOf(lit string) int { return Value{Literal: lit}.Decimals() }
+
+// hasRounding reports whether some noise parameter is a printed literal
+// whose precision could move the bound.
+func hasRounding(rs []resolved) bool {
+	for _, p := range rs[0].phases {
+		if p.zFav != p.z || p.rhoFav != p.rho || p.eps0Fav != p.eps0 || p.zUnfav != p.z {
+			return true
+		}
+	}
+	return false
+}
+
+// commonMultiplier is the phases' common noise multiplier (mean over
+// averaged values), or 0.
+func commonMultiplier(rs []resolved) float64 {
+	var sum float64
+	for _, r := range rs {
+		z := -1.0
+		for _, p := range r.phases {
+			if !p.noiseScaled() || (z >= 0 && p.z != z) {
+				return 0
+			}
+			z = p.z
+		}
+		sum += z
+	}
+	return sum / float64(len(rs))
+}
+
+// reason strips the sentinel prefixes of an accountant error.
+func reason(err error) string {
+	s := err.Error()
+	for _, p := range []string{accountant.ErrUnsupported.Error() + ": ", accountant.ErrInfinite.Error() + ": "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	return s
+}
+
+// paperMethod recomputes the accountant the paper names.
+func paperMethod(c *Claim, res map[string]result, rs []resolved) (*PaperMethod, error) {
+	name := c.AccountantUsed.Name.S
+	from := func(m string) *PaperMethod {
+		x := res[m]
+		if x.err != nil {
+			return nil
+		}
+		return &PaperMethod{Method: name, Epsilon: x.val}
+	}
+	switch name {
+	case "rdp-classic", "moments":
+		return from(MRDPClassic), nil
+	case "rdp-improved":
+		return from(MRDP), nil
+	case "pld":
+		return from(MPLD), nil
+	case "prv":
+		return from(MPRV), nil
+	case "zcdp":
+		return from(MZCDP), nil
+	case "gdp-clt":
+		var sum float64
+		for _, r := range rs {
+			var mu2 float64
+			for _, p := range r.phases {
+				if p.mech != "gaussian" || p.visible || (p.sampling != "poisson" && p.sampling != "full" && !(p.sampling == "clients" && p.rule == "poisson")) {
+					return nil, nil
+				}
+				mu, err := accountant.PoissonGDPMu(p.q, effZ(p.z, r.nb), p.steps)
+				if err != nil {
+					return nil, nil
+				}
+				if p.q == 1 {
+					mu = math.Sqrt(float64(p.steps)) / effZ(p.z, r.nb)
+				}
+				mu2 += mu * mu
+			}
+			e, err := accountant.GDPEpsilon(math.Sqrt(mu2), r.delta)
+			if err != nil {
+				return nil, nil
+			}
+			sum += e
+		}
+		return &PaperMethod{Method: name, Epsilon: sum / float64(len(rs))}, nil
+	case "closed-form":
+		f := c.AccountantUsed.Formula
+		if !f.Set {
+			return nil, nil
+		}
+		var sum float64
+		for _, r := range rs {
+			e, err := number(f, "accountant_used.formula", r.env)
+			if err != nil {
+				return nil, err
+			}
+			sum += e
+		}
+		return &PaperMethod{Method: name, Epsilon: sum / float64(len(rs))}, nil
+	}
+	return nil, nil
+}
+
+// combine gives a case's verdict from its readings'.
+func combine(cr CaseReport) (string, string) {
+	by := map[string][]string{}
+	for _, r := range cr.Readings {
+		by[r.Verdict] = append(by[r.Verdict], r.Reading)
+	}
+	if len(by) == 1 {
+		v := cr.Readings[0].Verdict
+		if len(cr.Readings) == 1 {
+			return v, v + ": " + cr.Readings[0].Reason
+		}
+		return v, fmt.Sprintf("%s under every reading (%d); %s: %s", v, len(cr.Readings), cr.Readings[0].Reading, cr.Readings[0].Reason)
+	}
+	var parts []string
+	var keys []string
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s under %s", k, strings.Join(by[k], ", ")))
+	}
+	return Underspecified, "underspecified: the readings disagree — " + strings.Join(parts, "; ")
+}
+
+// calibrate finds the noise scale at which the claimed ε holds under the
+// tightest accountant that supports the reading.
+func calibrate(rs []resolved, n numerics, target float64) *Calibration {
+	r0 := rs[0]
+	for _, p := range r0.phases {
+		if !p.noiseScaled() {
+			return &Calibration{Note: "n/a: a stated guarantee has no noise to scale"}
+		}
+	}
+	z := commonMultiplier(rs)
+	out := func(method string, k float64) *Calibration {
+		c := &Calibration{Method: method, Scale: k}
+		if z > 0 && len(rs) == 1 {
+			c.Multiplier = k * z
+		}
+		return c
+	}
+	if p, ok := r0.visibleGaussian(); ok && r0.delta > 0 {
+		f := func(k float64) (float64, error) {
+			var s float64
+			for _, r := range rs {
+				e, err := visibleEpsilon(effZ(r.phases[0].z*k, r.nb), p.q, p.steps, r.delta)
+				if err != nil && !errors.Is(err, accountant.ErrInfinite) {
+					return 0, err
+				}
+				s += e
+			}
+			return s / float64(len(rs)), nil
+		}
+		k, err := bisectScale(f, target)
+		if err != nil {
+			return &Calibration{Note: "n/a: " + err.Error()}
+		}
+		return out(MVisibleExact, k)
+	}
+	var method string
+	var cfg accountant.Config
+	e1 := r0.event(1, atPrinted)
+	// Calibration evaluates the PLD a dozen times at other noise levels,
+	// where a fine grid can take seconds: it uses at most 1e-3 (a
+	// pessimistic discretization that moves ε by ~0.1%).
+	n.interval = math.Max(n.interval, CalibrationInterval)
+	for _, m := range []string{MExact, MPLD, MPRV, MRDP, MPure} {
+		if (r0.delta == 0) != (m == MPure) {
+			continue
+		}
+		c := n.config(m, r0.nb)
+		if c.Supported(e1) == nil {
+			method, cfg = m, c
+			break
+		}
+	}
+	if method == "" {
+		return &Calibration{Note: "n/a: no accountant supports this reading"}
+	}
+	if len(rs) == 1 && r0.delta > 0 {
+		// Search the noise multiplier itself when the phases share one
+		// (so equal procedures share the answer), else a common scale.
+		z0 := z
+		if z0 == 0 {
+			z0 = 1
+		}
+		s, err := calibrateMemo(r0.event(1/z0, atPrinted).String(), func(s float64) accountant.Event { return r0.event(s/z0, atPrinted) }, target, r0.delta, cfg)
+		if err != nil {
+			return &Calibration{Method: method, Note: "n/a: " + oneLine(err.Error())}
+		}
+		return out(method, s/z0)
+	}
+	f := func(k float64) (float64, error) {
+		var s float64
+		for _, r := range rs {
+			est, err := account(cfg, r.event(k, atPrinted), r.delta)
+			if err != nil && !errors.Is(err, accountant.ErrInfinite) {
+				return 0, err
+			}
+			s += est.Value
+		}
+		return s / float64(len(rs)), nil
+	}
+	k, err := bisectScale(f, target)
+	if err != nil {
+		return &Calibration{Method: method, Note: "n/a: " + err.Error()}
+	}
+	return out(method, k)
+}
+
+// errAccountantFailed marks an accountant that panicked: the audit
+// reports the method as unavailable rather than crashing.
+var errAccountantFailed = errors.New("the accountant failed")
+
+// safeAccount is cfg.Account with a panic turned into an error.
+func safeAccount(cfg accountant.Config, e accountant.Event, delta float64) (est accountant.Estimate, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w (%s accountant panicked: %v)", errAccountantFailed, cfg.Kind, p)
+		}
+	}()
+	return cfg.Account(e, delta)
+}
+
+// safeCalibrate is accountant.Calibrate with a panic turned into an error.
+func safeCalibrate(build func(float64) accountant.Event, target, delta float64, cfg accountant.Config) (k float64, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w (%s accountant panicked: %v)", errAccountantFailed, cfg.Kind, p)
+		}
+	}()
+	return accountant.Calibrate(build, target, delta, cfg)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// CalibrationInterval is the coarsest PLD discretization used to find
+// the noise a claim needs.
+const CalibrationInterval = 1e-3
+
+// bisectScale returns the smallest k in [1e-3, 1e6] (relative precision
+// 1e-6) with f(k) ≤ target, for f non-increasing; the returned k meets
+// the target.
+func bisectScale(f func(float64) (float64, error), target float64) (float64, error) {
+	lo, hi := 1.0, 1.0
+	e, err := f(1)
+	if err != nil {
+		return 0, err
+	}
+	if e <= target {
+		for {
+			lo = hi / 2
+			if lo < 1e-3 {
+				return 0, fmt.Errorf("target ε = %g is met even at 1e-3 of the noise", target)
+			}
+			el, err := f(lo)
+			if err != nil {
+				return 0, err
+			}
+			if el > target {
+				break
+			}
+			hi = lo
+		}
+	} else {
+		for {
+			lo, hi = hi, hi*2
+			if hi > 1e6 {
+				return 0, fmt.Errorf("%w: target ε = %g not met at 1e6 × the noise", accountant.ErrUnreachable, target)
+			}
+			eh, err := f(hi)
+			if err != nil {
+				return 0, err
+			}
+			if eh <= target {
+				break
+			}
+		}
+	}
+	for hi/lo > 1+1e-6 {
+		mid := math.Sqrt(lo * hi)
+		em, err := f(mid)
+		if err != nil {
+			return 0, err
+		}
+		if em > target {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, nil
+}

@@ -1,0 +1,119 @@
+// Package claims carries the claim files of this folder in the binary:
+// published privacy figures described in the claim format
+// (fedrepro-claim/1, README.md), audited by algorithms/audit/claim. Files
+// named <paper>-….yaml hold the audited figures of a reproduced paper
+// (upcycled, haar, normec); the others form the library of other papers'
+// claims.
+package claims
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+
+	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/algorithms/audit/claim"
+)
+
+//go:embed *.yaml
+var files embed.FS
+
+// Papers are the reproduced papers whose figures have claim files
+// (FedDDPM states no privacy figure).
+var Papers = []string{"upcycled", "haar", "normec"}
+
+// IDs lists every embedded claim, sorted.
+func IDs() []string {
+	ents, _ := fs.ReadDir(files, ".")
+	var out []string
+	for _, e := range ents {
+		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ForPaper lists the claims of a reproduced paper (files <paper>-….yaml).
+func ForPaper(paper string) []string {
+	var out []string
+	for _, id := range IDs() {
+		if strings.HasPrefix(id, paper+"-") {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Library lists the claims that belong to no reproduced paper.
+func Library() []string {
+	var out []string
+	for _, id := range IDs() {
+		own := false
+		for _, p := range Papers {
+			own = own || strings.HasPrefix(id, p+"-")
+		}
+		if !own {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// Source returns the YAML of a claim.
+func Source(id string) ([]byte, error) {
+	b, err := files.ReadFile(id + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("no claim %q in the library (see fedrepro audit --library)", id)
+	}
+	return b, nil
+}
+
+// Load decodes an embedded claim (errors name claims/<id>.yaml).
+func Load(id string) (*claim.Claim, error) {
+	b, err := Source(id)
+	if err != nil {
+		return nil, err
+	}
+	c, err := claim.Decode("claims/"+id+".yaml", b)
+	if err != nil {
+		return nil, err
+	}
+	if c.ID != id {
+		return nil, fmt.Errorf("claims/%s.yaml: id %q differs from the file name", id, c.ID)
+	}
+	return c, nil
+}
+
+// AuditAll audits the claims ids with the claim engine.
+func AuditAll(ids []string, o claim.Options) ([]*claim.Report, error) {
+	var out []*claim.Report
+	for _, id := range ids {
+		c, err := Load(id)
+		if err != nil {
+			return nil, err
+		}
+		r, err := claim.Audit(c, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// AuditEntry is the audit a reproduced paper registers so that `fedrepro
+// audit --paper P` and its report show its figures through the claim
+// engine: one row per case × reading of its claim files.
+func AuditEntry(paper, title string) audit.Entry {
+	return audit.Entry{Paper: paper, ID: "claims", Title: title, Run: func(o audit.Options) (audit.Table, error) {
+		reps, err := AuditAll(ForPaper(paper), claim.Options{Seed: o.Seed, Quick: o.Quick})
+		if err != nil {
+			return audit.Table{}, err
+		}
+		return claim.AuditTable("claims", title, reps), nil
+	}}
+}
