@@ -145,6 +145,12 @@ type libraryEntry struct {
 	Source string   `json:"file"`
 }
 
+// libraryDoc is `audit --library --json`: an object, like every JSON
+// document of the CLI, so writeJSON can add schema_version and seconds.
+type libraryDoc struct {
+	Claims []libraryEntry `json:"claims"`
+}
+
 func runAuditLibrary(stdout io.Writer, asJSON bool) error {
 	var out []libraryEntry
 	for _, id := range claims.IDs() {
@@ -164,7 +170,7 @@ func runAuditLibrary(stdout io.Writer, asJSON bool) error {
 		out = append(out, e)
 	}
 	if asJSON {
-		return writeJSON(stdout, out)
+		return writeJSON(stdout, libraryDoc{Claims: out})
 	}
 	t := texttable.Table{Header: []string{"id", "cases", "paper", "title"}}
 	for _, e := range out {

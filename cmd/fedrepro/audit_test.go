@@ -146,8 +146,8 @@ func TestAuditClaim(t *testing.T) {
 		t.Errorf("library id: exit %d %s\n%s", code, errb, out)
 	}
 	code, out, _ = runCLI("audit", "--library", "--json")
-	var lib []libraryEntry
-	if code != 0 || json.Unmarshal([]byte(out), &lib) != nil || len(lib) < 10 {
+	var lib libraryDoc
+	if code != 0 || json.Unmarshal([]byte(out), &lib) != nil || len(lib.Claims) < 10 {
 		t.Errorf("library JSON: exit %d\n%s", code, out)
 	}
 }
