@@ -103,7 +103,7 @@ func (w *reportWriter) findings() []string {
 			t, stragglers[t], m.source, m.mode, hp, m.wins, m.cells, m.paperWins, m.paperCells)
 		if tu != nil {
 			shown[tu] = true
-			s += fmt.Sprintf(", tuned by grid search in %d of %d", tu.wins, tu.cells)
+			s += fmt.Sprintf(", tuned by grid search in %d of %d (paper: %d of %d)", tu.wins, tu.cells, tu.paperWins, tu.paperCells)
 		}
 		if c := m.marks; c.compared > 0 {
 			s += fmt.Sprintf("; of the %d printed accuracies (both variants) ours agree with %d (✓), are close to %d (≈) and differ by more than a point from %d (✗), the largest gap being %s at %+.2f points",
