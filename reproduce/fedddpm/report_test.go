@@ -1,9 +1,12 @@
 package fedddpm
 
 import (
+	"strings"
 	"testing"
 
 	fa "github.com/fedrepro/fedrepro/algorithms/fedddpm"
+	"github.com/fedrepro/fedrepro/golden"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
 // On a first score followed by a constant one, QuickTest fires exactly at
@@ -38,5 +41,31 @@ func TestLabels(t *testing.T) {
 		if got := colLabel(in); got != want {
 			t.Errorf("%s: %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Table IV's relations are counted on the paper's printed FIDs (aux below
+// both FL models in all three columns, FedDDPM below the centrally trained
+// model in all three, FedAvg in two: not on MNIST), never typed in.
+func TestPaperTable4Counts(t *testing.T) {
+	nums, err := paper.LoadNumbersFS(golden.Papers, "fedddpm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, ok := nums.Table("IV")
+	if !ok {
+		t.Fatal("paper.yaml has no Table IV")
+	}
+	if got, want := paperTable4(pt), (t4Counts{n: 3, auxBest: 3, fedddpmBeatsCentral: 3, fedavgBeatsCentral: 2}); got != want {
+		t.Errorf("paperTable4 = %+v, want %+v", got, want)
+	}
+	if got := paperTable4(nil); got != (t4Counts{}) {
+		t.Errorf("no table: %+v", got)
+	}
+	// The first scores the paper's MNIST stop rounds imply: checks 12–17 at
+	// γ = 0.4 and threshold 0.2 give 0.2/0.6^11 ≈ 55 and 0.2/0.6^16 ≈ 709.
+	w := &reportWriter{nums: nums}
+	if note := w.paperStopNote(); !strings.Contains(note, "≈ 55 ") || !strings.Contains(note, "≈ 709,") {
+		t.Errorf("paperStopNote = %q", note)
 	}
 }

@@ -261,6 +261,23 @@ func (f *Figure) Save(base string) error {
 	return writeAtomic(base+".png", vgimg.PngCanvas{Canvas: img})
 }
 
+// SavePlot writes a plot built by the caller (a scatter, an image grid)
+// as base+".svg" and base+".png" at PNGDPI, each atomically, like
+// Figure.Save: w × h is the whole canvas.
+func SavePlot(p *plot.Plot, w, h vg.Length, base string) error {
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return err
+	}
+	svg := vgsvg.New(w, h)
+	p.Draw(draw.New(svg))
+	if err := writeAtomic(base+".svg", svg); err != nil {
+		return err
+	}
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))
+	p.Draw(draw.New(img))
+	return writeAtomic(base+".png", vgimg.PngCanvas{Canvas: img})
+}
+
 func writeAtomic(path string, c io.WriterTo) error {
 	tmp := path + ".tmp"
 	fh, err := os.Create(tmp)

@@ -127,3 +127,84 @@ func TestIndex(t *testing.T) {
 		t.Error("a folder without summary.json was indexed")
 	}
 }
+
+// Lint accepts a report whose first screen holds the title, at least three
+// findings and the contents, and names each defect of one that does not.
+func TestLint(t *testing.T) {
+	good := func() *Doc {
+		var d Doc
+		d.H(1, "Paper — reproduction report")
+		d.Findings("one", "two", "three")
+		d.P("Intro.")
+		d.H(2, "Claims")
+		d.P("See `p/claim-a` and the audit p/audit-b; golden/p/paper.yaml and results/p/smoke/ are paths.")
+		return &d
+	}
+	known := func(id string) bool { return id == "p/claim-a" || id == "p/audit-b" }
+	long := strings.Repeat("filler line\n\n", FirstScreen)
+	cases := []struct {
+		name string
+		md   string
+		want []string // substrings of the problems, in order
+	}{
+		{"good", good().String(), nil},
+		{"dangling id", good().String() + "\nSee `p/finding-gone`.\n", []string{"cites p/finding-gone"}},
+		{"private path", good().String() + "\nData at ../shared/datasets/x.\n", []string{"private shared folder"}},
+		{"two findings", func() string {
+			var d Doc
+			d.H(1, "T")
+			d.Findings("one", "two")
+			d.P("x")
+			d.H(2, "A")
+			return d.String()
+		}(), []string{"has 2 items"}},
+		{"no title, no findings, no contents", "intro\n", []string{"level-1 title", "no \"## Findings", "no \"## Contents"}},
+		{"findings after the first screen", "# T\n\n" + long + "## Findings at a glance\n\n- a\n- b\n- c\n\n## Contents\n", []string{"after the first screen", "after the first screen"}},
+	}
+	for _, c := range cases {
+		got := Lint(c.md, []string{"p"}, known)
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %d problems %q, want %d", c.name, len(got), got, len(c.want))
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("%s: problem %d = %q, want it to mention %q", c.name, i, got[i], w)
+			}
+		}
+	}
+}
+
+func TestCitedIDsAndPublicText(t *testing.T) {
+	md := "claim `upcycled/spec7-01-coefficient`, (upcycled/thm6.2-ratio-0.884). Not: golden/upcycled/paper.yaml, upcycled/op-empirical/x, reproduce/upcycled."
+	got := CitedIDs(md, []string{"upcycled"})
+	want := []string{"upcycled/spec7-01-coefficient", "upcycled/thm6.2-ratio-0.884"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("CitedIDs = %q, want %q", got, want)
+	}
+	for in, want := range map[string]string{
+		"Data: released:../shared/datasets/upcycled-synthetic. Next": "Data: released:`upcycled-synthetic`. Next",
+		"at /work/shared/datasets/a.b; 30 clients":                   "at `a.b`; 30 clients",
+		"unchanged .cache/datasets/x":                                "unchanged .cache/datasets/x",
+	} {
+		if got := PublicText(in); got != want {
+			t.Errorf("PublicText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestLintHeadline(t *testing.T) {
+	full := &Headline{Title: "T", Link: "https://arxiv.org/abs/1", Reproduced: "Table 1",
+		Relations: []Relation{{Name: "r", Ours: "1/2", Paper: "2/2"}}, Claims: map[string]int{"holds": 2, "refuted": 1}, Runs: 4}
+	if got := LintHeadline(&Summary{Headline: full}, 3, 4); len(got) != 0 {
+		t.Errorf("complete headline: %q", got)
+	}
+	bad := *full
+	bad.Link, bad.Relations, bad.Runs = "shared/papers/x.txt", nil, 3
+	if got := LintHeadline(&Summary{Headline: &bad}, 2, 4); len(got) != 4 {
+		t.Errorf("bad headline: %d problems %q, want 4 (link, relations, claims, runs)", len(got), got)
+	}
+	if got := LintHeadline(&Summary{}, 0, 0); len(got) != 1 {
+		t.Errorf("no headline: %q", got)
+	}
+}

@@ -59,7 +59,7 @@ func Claims(doc *Doc, paper string, seed uint64) map[string]int {
 		if c.KindOf() == proofs.Algebra {
 			algebra++
 		}
-		tb.Add(c.ID, c.KindOf(), c.Source, r.Verdict, OneLine(r.Evidence, 400))
+		tb.Add(c.ID, c.KindOf(), c.Source, r.Verdict, OneLine(PublicText(r.Evidence), 400))
 	}
 	var parts []string
 	for _, v := range []proofs.Verdict{proofs.Holds, proofs.HoldsWithErratum, proofs.Refuted, proofs.Inconclusive} {
@@ -74,15 +74,17 @@ func Claims(doc *Doc, paper string, seed uint64) map[string]int {
 	return out
 }
 
-// Audits runs every registered audit of a paper and adds each table (title,
-// verdict, rows, notes) to doc. columns optionally narrows wide tables by
+// Audits runs every registered audit of a paper, adds each table (title,
+// verdict, rows, notes) to doc and returns the tables it computed (for the
+// findings and the headline). columns optionally narrows wide tables by
 // audit ID; the full table stays available from `fedrepro audit --json`.
-func Audits(doc *Doc, paper string, opts audit.Options, columns map[string][]string) {
+func Audits(doc *Doc, paper string, opts audit.Options, columns map[string][]string) []audit.Table {
 	es := audit.Entries(paper)
 	if len(es) == 0 {
 		doc.P("No audits are registered.")
-		return
+		return nil
 	}
+	var out []audit.Table
 	for _, e := range es {
 		Step("audit %s", e.ID)
 		t, err := runAudit(e, opts)
@@ -90,9 +92,10 @@ func Audits(doc *Doc, paper string, opts audit.Options, columns map[string][]str
 			doc.P("**%s**: failed: %v", e.Title, err)
 			continue
 		}
+		out = append(out, t)
 		doc.H(3, "%s", t.Title)
 		if t.Verdict != "" {
-			doc.P("Verdict: **%s**", t.Verdict)
+			doc.P("Verdict: **%s**", PublicText(t.Verdict))
 		}
 		cols := t.Columns
 		if want := columns[t.ID]; len(want) > 0 {
@@ -115,13 +118,44 @@ func Audits(doc *Doc, paper string, opts audit.Options, columns map[string][]str
 		for _, r := range t.Rows {
 			row := make([]string, len(cols))
 			for i, c := range cols {
-				row[i] = FormatValue(r[c])
+				row[i] = PublicText(FormatValue(r[c]))
 			}
 			tb.Rows = append(tb.Rows, row)
 		}
 		doc.Table(tb)
 		if len(t.Notes) > 0 {
-			doc.List(t.Notes...)
+			notes := make([]string, len(t.Notes))
+			for i, n := range t.Notes {
+				notes[i] = PublicText(n)
+			}
+			doc.List(notes...)
 		}
 	}
+	return out
+}
+
+// AuditTable returns the table of the given audit id among tables.
+func AuditTable(tables []audit.Table, id string) (audit.Table, bool) {
+	for _, t := range tables {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return audit.Table{}, false
+}
+
+// RowFloat reads a numeric cell of an audit row (false when absent or not
+// a number).
+func RowFloat(r audit.Row, col string) (float64, bool) {
+	switch v := r[col].(type) {
+	case float64:
+		return v, true
+	case float32:
+		return float64(v), true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	}
+	return 0, false
 }

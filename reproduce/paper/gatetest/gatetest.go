@@ -20,6 +20,7 @@ import (
 	"github.com/fedrepro/fedrepro/internal/goldenflag"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
@@ -336,5 +337,13 @@ func checkReport(t *testing.T, ctx context.Context, p *paper.Paper, o paper.Opti
 	}
 	if s.Paper != p.Name || s.Scale != o.Scale || len(s.Cells) == 0 {
 		t.Errorf("summary.json: paper %q scale %q with %d cells", s.Paper, s.Scale, len(s.Cells))
+	}
+	// The first screen (title, findings, contents), no private paths, no
+	// dangling claim ids, and a filled headline for the cross-paper index.
+	for _, pr := range report.LintReport(p.Name, string(md)) {
+		t.Errorf("%s report: %s", p.Name, pr)
+	}
+	for _, pr := range report.LintHeadline(&s, len(proofs.Claims(p.Name)), sum.Total) {
+		t.Errorf("%s summary.json: %s", p.Name, pr)
 	}
 }
