@@ -19,6 +19,20 @@ func TestMain(m *testing.M) {
 	if os.Getenv("FEDREPRO_AS_CLI") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	// The report cache (claims and audits) would otherwise land in
+	// cmd/fedrepro/.cache; a temporary one keeps the package folder clean
+	// and the tests independent of earlier runs. Children inherit it.
+	if os.Getenv("FEDREPRO_CACHE") == "" {
+		dir, err := os.MkdirTemp("", "fedrepro-test-cache-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Setenv("FEDREPRO_CACHE", dir)
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
 	os.Exit(m.Run())
 }
 

@@ -7,7 +7,7 @@
 #   2. submit.sh: the same scale as a 3-task array plus the afterok merge job;
 #   3. check that every task and the merge completed, that the result files
 #      equal the reference's (timing fields aside, runner.TimingFields) and
-#      that the report is byte-identical;
+#      that the report is byte-identical (the headline's measured CPU time aside);
 #   4. delete some results of task 2, check that the merge now refuses,
 #      resubmit task 2 alone, and check that exactly the deleted runs ran
 #      again (the others' files untouched) and that the merge then passes.
@@ -167,7 +167,7 @@ say "merge job $merge: $s; array tasks: $(job_states "$array" | sort | uniq -c |
 grep -h "runs (" "$tmp"/shared/results/.fedrepro/logs/"$paper-$scale-${array}"_*.out || true
 
 "$tmp/bin/sameresults" "$tmp/single/results" "$tmp/shared/results" || fail "sharded results differ from the single-process run"
-diff -r "$tmp/single/reports" "$tmp/shared/reports" >/dev/null || fail "merged report differs from the single-process report"
+diff -r -I '"cpu_seconds": ' "$tmp/single/reports" "$tmp/shared/reports" >/dev/null || fail "merged report differs from the single-process report"
 say "results (timing fields aside) and report identical to the single-process run"
 
 say "resubmission: delete 3 results of task 2, rerun task 2 alone"
@@ -203,6 +203,6 @@ want=$(printf '%s\n' "${deleted[@]}" | sort)
 [ -z "$(comm -23 "$tmp/log/before.sum" "$tmp/log/after.sum")" ] || fail "the resubmission changed other results"
 "$tmp/bin/sameresults" "$tmp/single/results" "$tmp/shared/results" || fail "rerun results differ from the single-process run"
 "$fedrepro" report --paper "$paper" --scale "$scale" --results "$tmp/shared/results" --reports "$tmp/shared/reports2" >/dev/null
-diff -r "$tmp/single/reports" "$tmp/shared/reports2" >/dev/null || fail "report after the resubmission differs"
+diff -r -I '"cpu_seconds": ' "$tmp/single/reports" "$tmp/shared/reports2" >/dev/null || fail "report after the resubmission differs"
 say "only the 3 deleted runs ran again; merge passes; report identical"
 say "slurm test: PASSED"
