@@ -227,14 +227,53 @@ type claimOutcome struct {
 	Evidence string
 }
 
+// runClaim runs a claim check, from the cache when the binary and seed are
+// the same. A check that reads a dataset (Claim.Needs) is never cached: it
+// looks for its data in several places and falls back to a stand-in, so
+// the same key could stand for another computation once data arrives.
 func runClaim(c proofs.Claim, seed uint64) claimOutcome {
-	o, _ := cached("claims", func() (claimOutcome, error) {
+	compute := func() (claimOutcome, error) {
 		r := proofs.Run(c, proofs.Config{Seed: seed})
 		return claimOutcome{r.Verdict, r.Evidence}, nil
-	}, c.ID, seed)
+	}
+	if len(c.Needs) > 0 {
+		o, _ := compute()
+		return o
+	}
+	o, _ := cached("claims", compute, c.ID, seed)
 	return o
 }
 
+// runAudit runs an audit, from the cache when the binary, the options and
+// the state of the audit's data directory (dirState) are the same.
 func runAudit(e audit.Entry, opts audit.Options) (audit.Table, error) {
-	return cached("audits", func() (audit.Table, error) { return audit.Run(e, opts) }, e.Paper, e.ID, opts)
+	return cached("audits", func() (audit.Table, error) { return audit.Run(e, opts) }, e.Paper, e.ID, opts, dirState(opts.DataDir), os.Getenv("FEDREPRO_SHARED"))
+}
+
+// dirState fingerprints a data directory for cache keys: whether it exists
+// and the names, sizes and modification times of its entries two levels
+// down (a dataset appearing, disappearing or being replaced changes it).
+func dirState(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	var b strings.Builder
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		es, err := os.ReadDir(d)
+		if err != nil {
+			fmt.Fprintf(&b, "%s:absent;", d)
+			return
+		}
+		for _, e := range es {
+			if fi, err := e.Info(); err == nil {
+				fmt.Fprintf(&b, "%s/%s:%d:%d;", d, e.Name(), fi.Size(), fi.ModTime().UnixNano())
+			}
+			if e.IsDir() && depth < 2 {
+				walk(filepath.Join(d, e.Name()), depth+1)
+			}
+		}
+	}
+	walk(dir, 1)
+	return b.String()
 }
