@@ -19,7 +19,7 @@ func TestClopperPearsonPins(t *testing.T) {
 	}
 	for _, c := range cases {
 		b, err := EpsilonLB(c.c, 0, 0.95)
-		if err != nil || math.Abs(b.Epsilon-c.want) > 5e-4 {
+		if err != nil || !(math.Abs(b.Epsilon-c.want) <= 5e-4) {
 			t.Errorf("%+v: ε_LB = %.5g (%v), want %v", c.c, b.Epsilon, err, c.want)
 		}
 	}
@@ -31,7 +31,7 @@ func TestClopperPearsonPins(t *testing.T) {
 		t.Errorf("lower(0/n) = %v", l)
 	}
 	// 0 of n: upper bound is 1 − a^{1/n}.
-	if u := ClopperPearsonUpper(0, 100, 0.025); math.Abs(u-(1-math.Pow(0.025, 0.01))) > 1e-12 {
+	if u := ClopperPearsonUpper(0, 100, 0.025); !(math.Abs(u-(1-math.Pow(0.025, 0.01))) <= 1e-12) {
 		t.Errorf("upper(0/100) = %v", u)
 	}
 	if _, err := EpsilonLB(Counts{TP: 1}, 0, 0.95); err == nil {
@@ -67,7 +67,7 @@ func TestOneRunPins(t *testing.T) {
 	}
 	for _, c := range cases {
 		e, err := OneRunEpsilon(c.m, c.r, c.v, c.delta, 0.05)
-		if err != nil || math.Abs(e-c.want) > 1e-3 {
+		if err != nil || !(math.Abs(e-c.want) <= 1e-3) {
 			t.Errorf("%+v: ε = %.7g (%v), want %v", c, e, err, c.want)
 		}
 		p, _ := OneRunPValue(c.m, c.r, c.v, e, c.delta)
@@ -166,7 +166,7 @@ func TestAuditorVectorLR(t *testing.T) {
 	// Negated score: the harness finds the reversed test.
 	neg := func(x []float64) float64 { return -GaussianLRScore(m0, m1)(x) }
 	rn, _ := g.RunVector(mech, d, neg)
-	if !rn.Reverse || math.Abs(rn.EpsilonLB-r.EpsilonLB) > 1e-9 {
+	if !rn.Reverse || !(math.Abs(rn.EpsilonLB-r.EpsilonLB) <= 1e-9) {
 		t.Errorf("reversed score: %+v vs %+v", rn, r)
 	}
 	// Bonferroni over fixed thresholds.

@@ -176,7 +176,7 @@ func TestPinDirichletSampler(t *testing.T) {
 		Dirichlet(rng.Stream(7, "dir", alpha), alpha, got)
 		want := refDirichlet(rng.Stream(7, "dir", alpha), alpha, 4)
 		for i := range got {
-			if math.Abs(got[i]-want[i]) > 1e-12 {
+			if !(math.Abs(got[i]-want[i]) <= 1e-12) {
 				t.Errorf("α = %v: %v, want %v", alpha, got, want)
 				break
 			}

@@ -388,7 +388,7 @@ func TestReleasedUpcycledData(t *testing.T) {
 				t.Errorf("largest user has %d train rows, want %d", maxU, c.maxUser)
 			}
 			maj := float64(max(el[0], el[1])) / float64(f.Test.N)
-			if math.Abs(maj-c.majority) > 0.0005 {
+			if !(math.Abs(maj-c.majority) <= 0.0005) {
 				t.Errorf("test majority accuracy %.4f, want %.3f", maj, c.majority)
 			}
 			norm := 0.0
@@ -399,7 +399,7 @@ func TestReleasedUpcycledData(t *testing.T) {
 				}
 				norm += math.Sqrt(s)
 			}
-			if norm /= float64(all.N); math.Abs(norm-c.meanNorm) > 0.005 {
+			if norm /= float64(all.N); !(math.Abs(norm-c.meanNorm) <= 0.005) {
 				t.Errorf("mean ‖x‖ = %.4f, want %.2f", norm, c.meanNorm)
 			}
 
@@ -425,7 +425,7 @@ func TestReleasedDataMatchesGenerator(t *testing.T) {
 	}
 	got := pooledWithinVariance(f)
 	for j, want := range SyntheticCovDiag(20) {
-		if math.Abs(got[j]-want) > 0.1*want {
+		if !(math.Abs(got[j]-want) <= 0.1*want) {
 			t.Errorf("feature %d: within-user variance %.3f, want (j+1)^-1.2 = %.3f ± 10%%", j, got[j], want)
 		}
 	}

@@ -16,15 +16,15 @@ func ds(y []int, classes, d int) *Dataset {
 // (3, 3) → (½, ½). Client TVs: ½(|1 − ½| + |0 − ½|) = ½, ½, 0 → mean 1/3.
 // An empty client is skipped; a third class seen by nobody adds nothing.
 func TestPinLabelSkew(t *testing.T) {
-	if got := LabelSkew([][]int{{2, 0}, {0, 2}, {1, 1}}); math.Abs(got-1.0/3) > 1e-15 {
+	if got := LabelSkew([][]int{{2, 0}, {0, 2}, {1, 1}}); !(math.Abs(got-1.0/3) <= 1e-15) {
 		t.Errorf("LabelSkew = %v, want 1/3", got)
 	}
-	if got := LabelSkew([][]int{{2, 0}, {0, 2}, {1, 1}, {0, 0}}); math.Abs(got-1.0/3) > 1e-15 {
+	if got := LabelSkew([][]int{{2, 0}, {0, 2}, {1, 1}, {0, 0}}); !(math.Abs(got-1.0/3) <= 1e-15) {
 		t.Errorf("with an empty client: %v, want 1/3", got)
 	}
 	// Ragged rows: (3) and (0, 1): pooled (3, 1) → (¾, ¼);
 	// TV_1 = ½(|1 − ¾| + |0 − ¼|) = ¼; TV_2 = ½(|0 − ¾| + |1 − ¼|) = ¾; mean ½.
-	if got := LabelSkew([][]int{{3}, {0, 1}}); math.Abs(got-0.5) > 1e-15 {
+	if got := LabelSkew([][]int{{3}, {0, 1}}); !(math.Abs(got-0.5) <= 1e-15) {
 		t.Errorf("ragged: %v, want 0.5", got)
 	}
 	if LabelSkew(nil) != 0 || LabelSkew([][]int{{0, 0}}) != 0 {
@@ -43,11 +43,11 @@ func TestPinDeviceStats(t *testing.T) {
 		{Train: ds([]int{0, 1}, 2, 1), Test: ds([]int{0, 0}, 2, 1)},
 	}, Classes: 2}
 	s := DeviceStats(f, CountTrainAndTest)
-	if s.Samples != 9 || s.Test != 3 || s.Devices != 3 || math.Abs(s.Mean-3) > 1e-15 || math.Abs(s.Std-math.Sqrt2) > 1e-15 {
+	if s.Samples != 9 || s.Test != 3 || s.Devices != 3 || !(math.Abs(s.Mean-3) <= 1e-15) || !(math.Abs(s.Std-math.Sqrt2) <= 1e-15) {
 		t.Errorf("train+test: %+v", s)
 	}
 	s = DeviceStats(f, CountTrainOnly)
-	if s.Samples != 6 || s.Test != 3 || math.Abs(s.Mean-2) > 1e-15 || math.Abs(s.Std-math.Sqrt(2.0/3)) > 1e-15 {
+	if s.Samples != 6 || s.Test != 3 || !(math.Abs(s.Mean-2) <= 1e-15) || !(math.Abs(s.Std-math.Sqrt(2.0/3)) <= 1e-15) {
 		t.Errorf("train only: %+v", s)
 	}
 	f.Test = ds([]int{0, 1, 1, 1, 0}, 2, 1)

@@ -99,7 +99,7 @@ func TestPinSyntheticGenerator(t *testing.T) {
 					got, gy, row = cl.Test, cl.Test.Y, r-ntr
 				}
 				for j := 0; j < 3; j++ {
-					if math.Abs(got.Row(row)[j]-x[3*src+j]) > 1e-12 {
+					if !(math.Abs(got.Row(row)[j]-x[3*src+j]) <= 1e-12) {
 						t.Fatalf("iid=%v variance=%v user %d row %d: %v, want %v", tc.iid, tc.variance, k, r, got.Row(row), x[3*src:3*src+3])
 					}
 				}
@@ -115,7 +115,7 @@ func TestPinSyntheticGenerator(t *testing.T) {
 			t.Errorf("pooled test %d rows", f.Test.N)
 		}
 		for i := range pooled {
-			if math.Abs(f.Test.X[i]-pooled[i]) > 1e-12 {
+			if !(math.Abs(f.Test.X[i]-pooled[i]) <= 1e-12) {
 				t.Fatalf("pooled test differs at %d", i)
 			}
 		}
@@ -176,7 +176,7 @@ func TestSyntheticConfigBoundaries(t *testing.T) {
 	}
 	// SyntheticCovDiag: (j+1)^−1.2.
 	s := SyntheticCovDiag(3)
-	if s[0] != 1 || math.Abs(s[1]-math.Pow(2, -1.2)) > 1e-15 || math.Abs(s[2]-math.Pow(3, -1.2)) > 1e-15 {
+	if s[0] != 1 || !(math.Abs(s[1]-math.Pow(2, -1.2)) <= 1e-15) || !(math.Abs(s[2]-math.Pow(3, -1.2)) <= 1e-15) {
 		t.Errorf("SyntheticCovDiag = %v", s)
 	}
 }

@@ -125,7 +125,7 @@ func TestSyntheticFeatureVariance(t *testing.T) {
 		got := pooledWithinVariance(f)
 		se := math.Sqrt(2 / float64(dof))
 		for j, want := range SyntheticCovDiag(cfg.Dim) {
-			if z := (got[j]/want - 1) / se; math.Abs(z) > 4.5 {
+			if z := (got[j]/want - 1) / se; !(math.Abs(z) <= 4.5) {
 				t.Errorf("%s feature %d: variance %.4f, want %.4f (z = %.1f, dof %d)", name, j, got[j], want, z, dof)
 			}
 		}

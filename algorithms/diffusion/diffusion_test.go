@@ -67,10 +67,10 @@ func TestScheduleAlphaBar(t *testing.T) {
 			if s.Steps() != c.T {
 				t.Fatalf("steps %d, want %d", s.Steps(), c.T)
 			}
-			if got := s.AlphaBarT(); math.Abs(got-c.wantABT) > c.relTol*c.wantABT {
+			if got := s.AlphaBarT(); !(math.Abs(got-c.wantABT) <= c.relTol*c.wantABT) {
 				t.Errorf("ᾱ_T = %.4g, want ≈ %.4g", got, c.wantABT)
 			}
-			if got := s.Beta(c.T); math.Abs(got-c.wantBetaEnd) > 1e-12 {
+			if got := s.Beta(c.T); !(math.Abs(got-c.wantBetaEnd) <= 1e-12) {
 				t.Errorf("β_T = %g, want %g", got, c.wantBetaEnd)
 			}
 			if s.AlphaBar(0) != 1 || s.PosteriorVariance(1) != 0 {
@@ -121,7 +121,7 @@ func TestForwardStepComposesToClosedFormMean(t *testing.T) {
 		s.ForwardStep(x, x, zero, k)
 		s.Noise(want, x0, zero, k)
 		for j := range x {
-			if math.Abs(x[j]-want[j]) > 1e-12 {
+			if !(math.Abs(x[j]-want[j]) <= 1e-12) {
 				t.Fatalf("t=%d coord %d: chain %g, closed form %g", k, j, x[j], want[j])
 			}
 		}
@@ -135,7 +135,7 @@ func TestTimeEmbedding(t *testing.T) {
 		row := e[tt*4 : tt*4+4]
 		want := []float64{math.Sin(float64(tt)), math.Sin(float64(tt) / 10000), math.Cos(float64(tt)), math.Cos(float64(tt) / 10000)}
 		for j := range row {
-			if math.Abs(row[j]-want[j]) > 1e-12 {
+			if !(math.Abs(row[j]-want[j]) <= 1e-12) {
 				t.Fatalf("emb(%d)[%d] = %g, want %g", tt, j, row[j], want[j])
 			}
 		}
@@ -383,7 +383,7 @@ func TestMixtureOracleIsScore(t *testing.T) {
 			score := centralDiff(logp, x, 1e-6)
 			for j := range x {
 				want := -math.Sqrt(1-ab) * score[j]
-				if math.Abs(out[j]-want) > 1e-6*math.Max(1, math.Abs(want)) {
+				if !(math.Abs(out[j]-want) <= 1e-6*math.Max(1, math.Abs(want))) {
 					t.Fatalf("t=%d x=%v coord %d: oracle %g, −√(1−ᾱ)∇log p %g", tt, x, j, out[j], want)
 				}
 			}
@@ -430,10 +430,10 @@ func TestSamplerGaussianMatchesExactRecursion(t *testing.T) {
 				sq += (xi - sm) * (xi - sm)
 			}
 			sv := sq / float64(n-1)
-			if z := (sm - m) / math.Sqrt(vr/float64(n)); math.Abs(z) > 5 {
+			if z := (sm - m) / math.Sqrt(vr/float64(n)); !(math.Abs(z) <= 5) {
 				t.Errorf("mean %.5f vs exact %.5f (z=%.2f)", sm, m, z)
 			}
-			if z := (sv - vr) / (vr * math.Sqrt(2/float64(n-1))); math.Abs(z) > 5 {
+			if z := (sv - vr) / (vr * math.Sqrt(2/float64(n-1))); !(math.Abs(z) <= 5) {
 				t.Errorf("variance %.5f vs exact %.5f (z=%.2f)", sv, vr, z)
 			}
 			t.Logf("%v: exact law N(%.4f, %.4f²), sampled mean %.4f std %.4f", v, m, math.Sqrt(vr), sm, math.Sqrt(sv))

@@ -52,7 +52,7 @@ func TestGemmMatchesNaive(t *testing.T) {
 					}
 					gemm(tA, tB, 2, a, b, 0.5, c)
 					for i := range want {
-						if math.Abs(c.Data[i]-want[i]) > 1e-10*(1+math.Abs(want[i])) {
+						if !(math.Abs(c.Data[i]-want[i]) <= 1e-10*(1+math.Abs(want[i]))) {
 							t.Fatalf("entry %d: %g, want %g", i, c.Data[i], want[i])
 						}
 					}

@@ -38,11 +38,11 @@ func TestClipL2(t *testing.T) {
 			if n0 <= c && (s != 1 || n1 != n0) {
 				return "vector inside the ball changed"
 			}
-			if math.Abs(s-math.Min(1, c/n0)) > 1e-12 && n0 > 0 {
+			if !(math.Abs(s-math.Min(1, c/n0)) <= 1e-12) && n0 > 0 {
 				return "wrong scale"
 			}
 			for i := range v {
-				if math.Abs(v[i]-s*orig[i]) > 1e-12*math.Abs(orig[i])+1e-300 {
+				if !(math.Abs(v[i]-s*orig[i]) <= 1e-12*math.Abs(orig[i])+1e-300) {
 					return "direction changed"
 				}
 			}
@@ -71,7 +71,7 @@ func TestClipRows(t *testing.T) {
 	}
 	want := []float64{0.6, 0.8, 0.3, 0.4, 0, 0}
 	for i := range g {
-		if math.Abs(g[i]-want[i]) > 1e-15 {
+		if !(math.Abs(g[i]-want[i]) <= 1e-15) {
 			t.Errorf("g = %v, want %v", g, want)
 			break
 		}
@@ -137,7 +137,7 @@ func TestObjectivePerturbation(t *testing.T) {
 	var sq float64
 	for i := range radii {
 		radii[i] = o.Sample(r, v)
-		if math.Abs(Norm2(v)-radii[i]) > 1e-12*radii[i] {
+		if !(math.Abs(Norm2(v)-radii[i]) <= 1e-12*radii[i]) {
 			t.Fatalf("‖n‖ = %v, radius %v", Norm2(v), radii[i])
 		}
 		for j := range v {
@@ -146,7 +146,7 @@ func TestObjectivePerturbation(t *testing.T) {
 		sq += v[0] * v[0] / (radii[i] * radii[i]) / n
 	}
 	// Radius ~ Gamma(d, α): mean d/α, KS against the CDF.
-	if m := stat.Mean(radii, nil); math.Abs(m-d/alpha) > 4*math.Sqrt(d)/alpha/math.Sqrt(n) {
+	if m := stat.Mean(radii, nil); !(math.Abs(m-d/alpha) <= 4*math.Sqrt(d)/alpha/math.Sqrt(n)) {
 		t.Errorf("mean radius %v, want %v", m, d/alpha)
 	}
 	sort.Float64s(radii)
@@ -161,11 +161,11 @@ func TestObjectivePerturbation(t *testing.T) {
 	}
 	// Direction uniform on the sphere: E[u] = 0, E[u₁²] = 1/d.
 	for j, m := range mean {
-		if math.Abs(m) > 5/math.Sqrt(float64(d)*n) {
+		if !(math.Abs(m) <= 5/math.Sqrt(float64(d)*n)) {
 			t.Errorf("E[u_%d] = %v", j, m)
 		}
 	}
-	if math.Abs(sq-1.0/d) > 5*math.Sqrt(2.0/n)/d {
+	if !(math.Abs(sq-1.0/d) <= 5*math.Sqrt(2.0/n)/d) {
 		t.Errorf("E[u₁²] = %v, want %v", sq, 1.0/d)
 	}
 	// Configurable shape (upstream uses the input dimension).
@@ -181,7 +181,7 @@ func TestNoise(t *testing.T) {
 	v := make([]float64, n)
 	AddGaussian(r, v, 2)
 	m, s := stat.MeanStdDev(v, nil)
-	if math.Abs(m) > 4*2/math.Sqrt(n) || math.Abs(s-2) > 0.03 {
+	if !(math.Abs(m) <= 4*2/math.Sqrt(n)) || !(math.Abs(s-2) <= 0.03) {
 		t.Errorf("Gaussian noise mean %v std %v", m, s)
 	}
 	w := make([]float64, n)
@@ -190,7 +190,7 @@ func TestNoise(t *testing.T) {
 	for _, x := range w {
 		mad += math.Abs(x) / n
 	}
-	if math.Abs(mad-1.5) > 0.03 {
+	if !(math.Abs(mad-1.5) <= 0.03) {
 		t.Errorf("Laplace E|x| = %v, want 1.5", mad)
 	}
 	// Same stream, same bits.

@@ -98,7 +98,7 @@ func TestPoissonLot(t *testing.T) {
 	}
 	mean /= draws
 	v := n * q * (1 - q)
-	if se := math.Sqrt(v / draws); math.Abs(mean-n*q) > 4*se {
+	if se := math.Sqrt(v / draws); !(math.Abs(mean-n*q) <= 4*se) {
 		t.Errorf("mean lot size %g, want %g ± %g", mean, n*q, 4*se)
 	}
 	if ok, stat, df := chiSquareOK(sampleVar(sizes), v, draws, 1e-3); !ok {
@@ -107,7 +107,7 @@ func TestPoissonLot(t *testing.T) {
 	// Every index is included with probability q (first, middle, last).
 	for _, i := range []int{0, n / 2, n - 1} {
 		f := float64(hits[i]) / draws
-		if se := math.Sqrt(q * (1 - q) / draws); math.Abs(f-q) > 4.5*se {
+		if se := math.Sqrt(q * (1 - q) / draws); !(math.Abs(f-q) <= 4.5*se) {
 			t.Errorf("index %d included with frequency %g, want %g", i, f, q)
 		}
 	}
@@ -159,7 +159,7 @@ func TestPerExampleClipping(t *testing.T) {
 		got := make([]float64, n)
 		m.Lot(got, in, c, 0, denom, rng.Stream(3, "noise"))
 		for k := range got {
-			if math.Abs(got[k]-want[k]) > 1e-12 {
+			if !(math.Abs(got[k]-want[k]) <= 1e-12) {
 				t.Fatalf("%s: coordinate %d = %g, want %g", m.Name(), k, got[k], want[k])
 			}
 		}
@@ -173,7 +173,7 @@ func TestPerExampleClipping(t *testing.T) {
 	// The coefficient norm is the norm of HWT(g), not of g.
 	w := NewWavelet(haar.CoefficientDomain, Lemma2)
 	h := haar.Forward(grads[1])
-	if got, want := w.Norm(grads[1]), math.Sqrt(floatDot(h, h)); math.Abs(got-want) > 1e-12 {
+	if got, want := w.Norm(grads[1]), math.Sqrt(floatDot(h, h)); !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("coefficient norm %g, want %g", got, want)
 	}
 }
@@ -197,7 +197,7 @@ func TestNoiseStd(t *testing.T) {
 		if w, ok := m.(*Wavelet); ok {
 			exact := haar.CoordinateVariance(n, w.CoefScale(sigma, n))
 			for e, v := range exact {
-				if math.Abs(v-std*std) > 1e-9*v {
+				if !(math.Abs(v-std*std) <= 1e-9*v) {
 					t.Fatalf("%s: exact variance of coordinate %d is %g, closed form %g", m.Name(), e, v, std*std)
 				}
 			}
@@ -250,17 +250,17 @@ func TestCorrectedMultiplier(t *testing.T) {
 				}
 				w := NewWavelet(dom, Corrected)
 				eff := haar.EffectiveMultiplier(v, n, w.CoefScale(sigma, n))
-				if math.Abs(eff-vanilla) > 1e-9*vanilla || math.Abs(w.Multiplier(sigma, n)-vanilla) > 1e-9*vanilla {
+				if !(math.Abs(eff-vanilla) <= 1e-9*vanilla) || !(math.Abs(w.Multiplier(sigma, n)-vanilla) <= 1e-9*vanilla) {
 					t.Errorf("n=%d σ=%g %s: corrected effective multiplier %g (reported %g), vanilla %g", n, sigma, dom, eff, w.Multiplier(sigma, n), vanilla)
 				}
 				// Algorithm 2 (aggregate) has the gradient-domain multiplier.
 				if dom == haar.GradientDomain {
-					if a := haar.EffectiveMultiplier(haar.Aggregate, n, w.CoefScale(sigma, n)); math.Abs(a-vanilla) > 1e-9*vanilla {
+					if a := haar.EffectiveMultiplier(haar.Aggregate, n, w.CoefScale(sigma, n)); !(math.Abs(a-vanilla) <= 1e-9*vanilla) {
 						t.Errorf("n=%d: aggregate multiplier %g, vanilla %g", n, a, vanilla)
 					}
 				}
 				p := NewWavelet(dom, Lemma2)
-				if got, want := p.Multiplier(sigma, n), haar.EffectiveMultiplier(v, n, haar.SigmaHaar(sigma, haar.PaddedLen(n))); math.Abs(got-want) > 1e-12*want || got > sigma/5 {
+				if got, want := p.Multiplier(sigma, n), haar.EffectiveMultiplier(v, n, haar.SigmaHaar(sigma, haar.PaddedLen(n))); !(math.Abs(got-want) <= 1e-12*want) || got > sigma/5 {
 					t.Errorf("n=%d %s: lemma2 multiplier %g, want %g ≪ σ = %g", n, dom, got, want, sigma)
 				}
 				// The corrected mechanism's per-coordinate noise is larger than vanilla's.
@@ -293,7 +293,7 @@ func TestDPSGDFullBatchIsGradientDescent(t *testing.T) {
 		e.TrainRound()
 		got := e.Server().Global
 		for i := range got {
-			if math.Abs(got[i]-want[i]) > 1e-12 {
+			if !(math.Abs(got[i]-want[i]) <= 1e-12) {
 				t.Fatalf("%s: parameter %d = %g, want %g (full-batch GD)", mech.Name(), i, got[i], want[i])
 			}
 		}
@@ -398,7 +398,7 @@ func TestDPFedAvgClipsUpdates(t *testing.T) {
 			}
 			s := e.Server()
 			for i := range want {
-				if got := s.Global[i] - s.Prev[i]; math.Abs(got-want[i]) > 1e-12 {
+				if got := s.Global[i] - s.Prev[i]; !(math.Abs(got-want[i]) <= 1e-12) {
 					t.Fatalf("%s q=%g: global moved %g at %d, want %g", mech.Name(), q, got, i, want[i])
 				}
 			}
@@ -427,7 +427,7 @@ func TestReleaseOnUpdateEqualsAlg2OnModel(t *testing.T) {
 	}
 	want := haar.WaveletNoiseAggregate(rng.Stream(9, "noise"), model, w.CoefScale(z, n)*sens)
 	for i := range got {
-		if math.Abs(prev[i]+got[i]-want[i]) > 1e-12 {
+		if !(math.Abs(prev[i]+got[i]-want[i]) <= 1e-12) {
 			t.Fatalf("coordinate %d: %g vs %g", i, prev[i]+got[i], want[i])
 		}
 	}
@@ -443,7 +443,7 @@ func TestLedgerAndMatchDecay(t *testing.T) {
 	}
 	eps, err := l.Epsilon(1e-5, false)
 	want, _, err2 := accountant.RDPEpsilon(accountant.SelfComposed{Event: accountant.PoissonSampled{Q: 0.05, Event: accountant.Gaussian{Sigma: 1}}, Count: 100}, 1e-5)
-	if err != nil || err2 != nil || math.Abs(eps-want) > 1e-12 {
+	if err != nil || err2 != nil || !(math.Abs(eps-want) <= 1e-12) {
 		t.Fatalf("ledger ε %g (%v), accountant %g (%v)", eps, err, want, err2)
 	}
 	l.Add(Entry{Q: 0.05, Sigma: 1, Multiplier: 0, Steps: 20})
@@ -465,7 +465,7 @@ func TestLedgerAndMatchDecay(t *testing.T) {
 			s, _ := d.At(k)
 			dl.Add(Entry{Q: 0.05, Sigma: s, Multiplier: s, Steps: 20})
 		}
-		if de, _ := dl.Epsilon(1e-5, false); math.Abs(de-e) > 1e-9 {
+		if de, _ := dl.Epsilon(1e-5, false); !(math.Abs(de-e) <= 1e-9) {
 			t.Errorf("decay ledger ε %g, MatchDecay ε %g", de, e)
 		}
 		if s, _ := d.At(9); s >= sigma {
@@ -487,7 +487,7 @@ func TestMedianNorms(t *testing.T) {
 	}
 	slices.Sort(norms)
 	got, err := MedianExampleNorm(m, p, d, Gaussian{})
-	if err != nil || math.Abs(got-norms[15]) > 1e-12 {
+	if err != nil || !(math.Abs(got-norms[15]) <= 1e-12) {
 		t.Errorf("median example norm %g (%v), want %g", got, err, norms[15])
 	}
 	parts := toyClients(9, 5, 20, 6)

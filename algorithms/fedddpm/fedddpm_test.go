@@ -56,7 +56,7 @@ func TestMixtureLayouts(t *testing.T) {
 			}
 			for k, w := range c.want {
 				for j := range w {
-					if math.Abs(g.Means[k][j]-w[j]) > 1e-12 {
+					if !(math.Abs(g.Means[k][j]-w[j]) <= 1e-12) {
 						t.Fatalf("mean %d = %v, want %v", k, g.Means[k], w)
 					}
 				}
@@ -307,11 +307,11 @@ func TestQuickTestProperties(t *testing.T) {
 		t.Fatalf("first call: fire=%v state=%+v", fire, st)
 	}
 	fire, st = QuickTest(st, 9, c)
-	if fire || math.Abs(st.AvgScore-9.6) > 1e-12 {
+	if fire || !(math.Abs(st.AvgScore-9.6) <= 1e-12) {
 		t.Fatalf("second call: fire=%v state=%+v, want AvgScore 9.6", fire, st)
 	}
 	fire, st = QuickTest(st, 8.9, c)
-	if fire || math.Abs(st.AvgScore-9.32) > 1e-12 {
+	if fire || !(math.Abs(st.AvgScore-9.32) <= 1e-12) {
 		t.Fatalf("third call: fire=%v state=%+v, want AvgScore 9.32", fire, st)
 	}
 	// NaN never fires and keeps the state.

@@ -128,7 +128,7 @@ func TestAverageProperty(t *testing.T) {
 			dst := make([]float64, len(v))
 			Average(dst, ups, w)
 			for i := range v {
-				if math.Abs(dst[i]-v[i]) > 1e-9*(1+math.Abs(v[i])) {
+				if !(math.Abs(dst[i]-v[i]) <= 1e-9*(1+math.Abs(v[i]))) {
 					return false
 				}
 			}
@@ -228,7 +228,7 @@ func TestScaffoldOptionII(t *testing.T) {
 			K := float64(c.Steps())
 			for j := range y {
 				want := before[j] - cBefore[j] + (c.Global[j]-y[j])/(K*lr)
-				if math.Abs(st.ci[j]-want) > 1e-9 {
+				if !(math.Abs(st.ci[j]-want) <= 1e-9) {
 					t.Errorf("round client %d coord %d: c_i⁺ = %.12g, option II %.12g", c.ID, j, st.ci[j], want)
 				}
 			}
@@ -271,7 +271,7 @@ func TestMoFedSAMDirection(t *testing.T) {
 		K := float64(2) // 8 rows, batch 4, one epoch
 		for j := range s.Global {
 			want := (s.Prev[j] - s.Global[j]) / (K * lr)
-			if math.Abs(alg.Direction()[j]-want) > 1e-9 {
+			if !(math.Abs(alg.Direction()[j]-want) <= 1e-9) {
 				t.Fatalf("round %d coord %d: Δ = %.12g, FedCM form %.12g", k, j, alg.Direction()[j], want)
 			}
 		}

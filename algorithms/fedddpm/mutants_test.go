@@ -272,10 +272,10 @@ func TestTrainerEpochsByHand(t *testing.T) {
 	w, mean := tr.Epochs(meanModel{2}, p, pinAux(), Opt{Kind: "sgd", LR: 0.25}.New(), 2, 4, rng.Stream(1), func(s int64, l float64) {
 		steps, losses = append(steps, s), append(losses, l)
 	})
-	if w != (Work{Steps: 2, SampleGrads: 4}) || math.Abs(mean-8.75) > pinTol {
+	if w != (Work{Steps: 2, SampleGrads: 4}) || !(math.Abs(mean-8.75) <= pinTol) {
 		t.Errorf("work %+v, mean loss %v; want 2 steps, 4 sample gradients, 8.75", w, mean)
 	}
-	if len(steps) != 2 || steps[1] != 2 || math.Abs(losses[0]-10.5) > pinTol || math.Abs(losses[1]-7) > pinTol {
+	if len(steps) != 2 || steps[1] != 2 || !(math.Abs(losses[0]-10.5) <= pinTol) || !(math.Abs(losses[1]-7) <= pinTol) {
 		t.Errorf("after-step calls %v %v", steps, losses)
 	}
 	nearVec(t, "w after 2 epochs", p, []float64{2, 1.25})

@@ -160,7 +160,7 @@ func TestPinFedDDPMAdamRound(t *testing.T) {
 	}
 	w0, w1 := adam([]float64{2, 1}, 0.1, 2), adam([]float64{-2, 4}, 0.1, 2)
 	want := []float64{(w0[0] + w1[0]) / 2, (w0[1] + w1[1]) / 2}
-	if math.Abs(w0[0]-0.2) > 1e-3 { // sanity check of the reference only
+	if !(math.Abs(w0[0]-0.2) <= 1e-3) { // sanity check of the reference only
 		t.Fatalf("reference Adam: two steps of ≈ lr each expected, got %v", w0)
 	}
 	fa := &FedAvg{Base{Opt: Opt{LR: 0.1}}} // Kind "" = Adam
@@ -305,7 +305,7 @@ func TestPinQuickTestDecisions(t *testing.T) {
 		t.Fatalf("first score: fire %v, state %+v", fire, st)
 	}
 	fire, st = QuickTest(st, 9, c)
-	if fire || math.Abs(st.AvgScore-9.6) > pinTol || !st.Set {
+	if fire || !(math.Abs(st.AvgScore-9.6) <= pinTol) || !st.Set {
 		t.Fatalf("second score: fire %v, state %+v", fire, st)
 	}
 	st.AvgScore = 9.625 // exactly representable: |9.625 − 9.875| = 0.25 exactly
@@ -314,7 +314,7 @@ func TestPinQuickTestDecisions(t *testing.T) {
 		t.Errorf("score at exactly the threshold: fire %v, state %+v (want fire, unchanged)", fire, next)
 	}
 	fire, next = QuickTest(st, math.Nextafter(9.875, 10), c)
-	if fire || math.Abs(next.AvgScore-(0.4*9.875+0.6*9.625)) > pinTol {
+	if fire || !(math.Abs(next.AvgScore-(0.4*9.875+0.6*9.625)) <= pinTol) {
 		t.Errorf("score just past the threshold: fire %v, state %+v", fire, next)
 	}
 	fire, next = QuickTest(st, math.NaN(), c)

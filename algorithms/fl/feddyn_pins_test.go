@@ -57,7 +57,7 @@ func dynEngine(t *testing.T, alg Algorithm, lr float64) *Engine {
 func dynNear(t *testing.T, what string, got, want []float64) {
 	t.Helper()
 	for i := range want {
-		if math.Abs(got[i]-want[i]) > 1e-12 {
+		if !(math.Abs(got[i]-want[i]) <= 1e-12) {
 			t.Errorf("%s[%d] = %.15g, want %.15g", what, i, got[i], want[i])
 		}
 	}
@@ -168,7 +168,7 @@ func TestFedDynUpstreamStatesNeverMoveTheModel(t *testing.T) {
 	for k := 0; k < 20; k++ {
 		e.TrainRound()
 		for i, v := range alg.NablaMean() {
-			if math.Abs(v) > 1e-12 {
+			if !(math.Abs(v) <= 1e-12) {
 				t.Fatalf("round %d: mean ∇[%d] = %g, want 0 up to rounding", k, i, v)
 			}
 		}

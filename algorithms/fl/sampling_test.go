@@ -32,12 +32,12 @@ func TestStragglerEpochsDistribution(t *testing.T) {
 		t.Fatal("a straggler ran 0 epochs")
 	}
 	full := float64(counts[epochs]) / trials
-	if math.Abs(full-(1-rate)) > 0.01 {
+	if !(math.Abs(full-(1-rate)) <= 0.01) {
 		t.Errorf("full-epoch share %.3f, want %.2f", full, 1-rate)
 	}
 	for e := 1; e < epochs; e++ {
 		share := float64(counts[e]) / trials
-		if math.Abs(share-rate/float64(epochs-1)) > 0.01 {
+		if !(math.Abs(share-rate/float64(epochs-1)) <= 0.01) {
 			t.Errorf("share of %d epochs %.3f, want %.3f", e, share, rate/float64(epochs-1))
 		}
 	}
@@ -59,7 +59,7 @@ func TestSampleBernoulliRate(t *testing.T) {
 		}
 		total += len(dst)
 	}
-	if mean := float64(total) / 2000; math.Abs(mean-5) > 0.2 {
+	if mean := float64(total) / 2000; !(math.Abs(mean-5) <= 0.2) {
 		t.Errorf("mean participants %.3f, want 5", mean)
 	}
 }

@@ -196,7 +196,7 @@ func TestAuditGameMatchesEffectiveMultiplier(t *testing.T) {
 			}
 			mu := (mb - ma) / math.Sqrt(va)
 			want := 1 / EffectiveMultiplier(v, n, 0.7)
-			if math.Abs(mu/want-1) > 0.06 {
+			if !(math.Abs(mu/want-1) <= 0.06) {
 				t.Errorf("%v n=%d: standardised shift %.4g, 1/effective multiplier %.4g", v, n, mu, want)
 			}
 		}

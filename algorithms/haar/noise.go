@@ -136,7 +136,13 @@ func WaveletNoiseInto(dst []float64, r *rand.Rand, grads [][]float64, p Alg1Para
 		}
 	}
 	ForwardInto(coef, acc[:n], acc)
-	AddCoefficientNoise(r, coef, p.Sigma*p.C)
+	// σ = 0 adds no noise whatever C is (C = +Inf, no clipping, would make
+	// σ·C NaN); the draws are still taken so the stream stays aligned.
+	scale := p.Sigma * p.C
+	if p.Sigma == 0 {
+		scale = 0
+	}
+	AddCoefficientNoise(r, coef, scale)
 	InverseInto(dst, coef, acc)
 	lot := p.Lot
 	if lot == 0 {

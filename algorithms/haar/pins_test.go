@@ -347,7 +347,7 @@ func TestPinCalibrationsByHand(t *testing.T) {
 			t.Errorf("coefficient clip n=%d: %.17g, want %.17g", c.n, got, c.coef)
 		}
 		for _, v := range []Variant{GradientClip, Aggregate} {
-			if got := EffectiveMultiplier(v, c.n, 3); math.Abs(got-c.grad) > 1e-9*c.grad {
+			if got := EffectiveMultiplier(v, c.n, 3); !(math.Abs(got-c.grad) <= 1e-9*c.grad) {
 				t.Errorf("%v n=%d: %.17g, want %.17g", v, c.n, got, c.grad)
 			}
 		}

@@ -45,14 +45,14 @@ func TestPropInvertibleForAnyLength(t *testing.T) {
 			tol := 1e-12 * math.Max(1, inf)
 			back := Inverse(h, len(x))
 			for i := range x {
-				if math.Abs(back[i]-x[i]) > tol {
+				if !(math.Abs(back[i]-x[i]) <= tol) {
 					return fmt.Sprintf("n=%d i=%d: %g round-trips to %g", len(x), i, x[i], back[i])
 				}
 			}
 			if len(x) <= 300 {
 				ref := refForward(refPad(x))
 				for j := range ref {
-					if math.Abs(h[j]-ref[j]) > tol {
+					if !(math.Abs(h[j]-ref[j]) <= tol) {
 						return fmt.Sprintf("n=%d coefficient %d: %g, reference %g", len(x), j, h[j], ref[j])
 					}
 				}
@@ -122,7 +122,7 @@ func TestPropVarianceBound(t *testing.T) {
 			nu := refNoise(rng.Stream(seed, "var", n), m, sigma)
 			rec := refInverse(nu)
 			for e := range w {
-				if math.Abs((out[e]-w[e])-rec[e]) > 1e-9*math.Max(1, math.Abs(w[e])) {
+				if !(math.Abs((out[e]-w[e])-rec[e]) <= 1e-9*math.Max(1, math.Abs(w[e]))) {
 					return fmt.Sprintf("n=%d e=%d: output − w = %g, HWT⁻¹(ν) = %g", n, e, out[e]-w[e], rec[e])
 				}
 			}
@@ -139,7 +139,7 @@ func TestPropVarianceBound(t *testing.T) {
 				if v > bound*(1+1e-12) {
 					return fmt.Sprintf("n=%d m=%d e=%d: variance %g exceeds the bound %g", n, m, e, v, bound)
 				}
-				if math.Abs(v-exact) > 1e-12*exact {
+				if !(math.Abs(v-exact) <= 1e-12*exact) {
 					return fmt.Sprintf("n=%d m=%d e=%d: variance %g, closed form %g", n, m, e, v, exact)
 				}
 				if m >= 2 && !(v < bound*(1-1e-9)) {
@@ -161,7 +161,7 @@ func TestPropVarianceBound(t *testing.T) {
 			if rv > bound*(1+1e-12) {
 				return fmt.Sprintf("n=%d range [%d,%d]: variance %g exceeds the bound %g", n, a, z, rv, bound)
 			}
-			if got := RangeSumVariance(n, sigma, a, z); math.Abs(got-rv) > 1e-9*math.Max(rv, s2) {
+			if got := RangeSumVariance(n, sigma, a, z); !(math.Abs(got-rv) <= 1e-9*math.Max(rv, s2)) {
 				return fmt.Sprintf("n=%d range [%d,%d]: RangeSumVariance %g, reference %g", n, a, z, got, rv)
 			}
 			u := make([]float64, n)

@@ -70,7 +70,7 @@ func TestFrechetIdenticalSampleIsZero(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(res.Distance) > 1e-9 {
+	if !(math.Abs(res.Distance) <= 1e-9) {
 		t.Errorf("FD(x, x) = %g, want 0", res.Distance)
 	}
 }
@@ -95,7 +95,7 @@ func TestFrechetClosedForms(t *testing.T) {
 		for i := range a {
 			want += (math.Sqrt(a[i]) - math.Sqrt(b[i])) * (math.Sqrt(a[i]) - math.Sqrt(b[i]))
 		}
-		if math.Abs(res.Distance-want) > 1e-12 {
+		if !(math.Abs(res.Distance-want) <= 1e-12) {
 			t.Errorf("FD %.15g, want %.15g", res.Distance, want)
 		}
 	})
@@ -143,7 +143,7 @@ func TestFrechetSamplesApproachClosedForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(res.Distance-want.Distance) > 0.03*(1+want.Distance) {
+	if !(math.Abs(res.Distance-want.Distance) <= 0.03*(1+want.Distance)) {
 		t.Errorf("sample FD %.4f, closed form %.4f", res.Distance, want.Distance)
 	}
 	same, _ := Frechet(gaussianSample(r, n, mu1, s1), n, gaussianSample(r, n, mu1, s1), n, d)
@@ -165,7 +165,7 @@ func TestFrechetRankDeficient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.IsNaN(res.Distance) || math.Abs(res.Distance) > 1e-6 {
+	if math.IsNaN(res.Distance) || !(math.Abs(res.Distance) <= 1e-6) {
 		t.Errorf("FD of a rank-one sample with itself %g (clamped %d, min eig %g)", res.Distance, res.Clamped, res.MinEig)
 	}
 }
@@ -204,7 +204,7 @@ func TestMMD2UnbiasedClosedForm(t *testing.T) {
 		}
 		mean := sum / float64(reps)
 		se := math.Sqrt((sq/float64(reps) - mean*mean) / float64(reps))
-		if math.Abs(mean-want) > 4.5*se+1e-12 {
+		if !(math.Abs(mean-want) <= 4.5*se+1e-12) {
 			t.Errorf("%+v: mean MMD² %.5f ± %.5f, closed form %.5f", c, mean, se, want)
 		}
 	}
@@ -239,11 +239,11 @@ func TestModeCoverage(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 	// TV = ½(|0.6−0.5| + |0.2−0.25| + |0−0.25| + 0.2) = 0.3.
-	if math.Abs(st.TV-0.3) > 1e-12 {
+	if !(math.Abs(st.TV-0.3) <= 1e-12) {
 		t.Errorf("TV %g, want 0.3", st.TV)
 	}
 	// Assigned only: ½(|0.75−0.5| + |0.25−0.25| + |0−0.25|) = 0.25.
-	if math.Abs(st.TVAssigned-0.25) > 1e-12 || math.Abs(st.HighQuality-0.8) > 1e-12 {
+	if !(math.Abs(st.TVAssigned-0.25) <= 1e-12) || !(math.Abs(st.HighQuality-0.8) <= 1e-12) {
 		t.Errorf("TVAssigned %g (want 0.25), HighQuality %g (want 0.8)", st.TVAssigned, st.HighQuality)
 	}
 	if _, err := ModeCoverage(x, 5, 2, means, weights[:2], 1, 1); err == nil {

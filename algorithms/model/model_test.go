@@ -106,10 +106,10 @@ func TestInitSchemes(t *testing.T) {
 			m.Init(p, stream(1, "init"))
 			w, b := m.Layer(p, 0)
 			mean, std := stat.MeanStdDev(w, nil)
-			if math.Abs(mean-c.wantMean) > 3*c.wantStd/math.Sqrt(float64(len(w)))+1e-15 {
+			if !(math.Abs(mean-c.wantMean) <= 3*c.wantStd/math.Sqrt(float64(len(w)))+1e-15) {
 				t.Errorf("weight mean %g", mean)
 			}
-			if math.Abs(std-c.wantStd) > 0.02*c.wantStd+1e-15 {
+			if !(math.Abs(std-c.wantStd) <= 0.02*c.wantStd+1e-15) {
 				t.Errorf("weight std %g, want %g", std, c.wantStd)
 			}
 			zero := true
@@ -222,7 +222,7 @@ func TestFEMNISTNetAtInit(t *testing.T) {
 	}
 	g := make([]float64, len(p))
 	l := m.LossGrad(p, b, g, stream(6, "drop"))
-	if math.Abs(l-math.Log(10)) > 1e-3 {
+	if !(math.Abs(l-math.Log(10)) <= 1e-3) {
 		t.Errorf("initial loss %g, want ≈ log 10", l)
 	}
 }

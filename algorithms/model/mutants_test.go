@@ -35,7 +35,7 @@ func TestEvaluateRejectsShortInput(t *testing.T) {
 	// and equal probabilities, which the first-largest rule resolves to
 	// class 0: accuracy 1 on labels (0, 0), 0 on (1, 1).
 	l, a := Evaluate(m, p, []float64{1, 2, 3, 4}, []int{0, 0}, 2, 2)
-	if a != 1 || math.Abs(l-math.Ln2) > 1e-15 {
+	if a != 1 || !(math.Abs(l-math.Ln2) <= 1e-15) {
 		t.Errorf("Evaluate = %v, %v; want ln 2, 1", l, a)
 	}
 	if _, a := Evaluate(m, p, []float64{1, 2, 3, 4}, []int{1, 1}, 2, 2); a != 0 {
@@ -72,7 +72,7 @@ func TestBufferChecks(t *testing.T) {
 		mustPanic(t, "short loss buffer", func() { lp.PredictLoss(p, b, nil, make([]float64, 1)) })
 		loss := make([]float64, 2)
 		lp.PredictLoss(p, b, nil, loss) // probabilities not wanted
-		if math.Abs(loss[0]-math.Log(3)) > 1e-15 || math.Abs(loss[1]-math.Log(3)) > 1e-15 {
+		if !(math.Abs(loss[0]-math.Log(3)) <= 1e-15) || !(math.Abs(loss[1]-math.Log(3)) <= 1e-15) {
 			t.Errorf("losses at p = 0: %v, want ln 3", loss)
 		}
 		mustPanic(t, "short X", func() { m.LossGrad(p, Batch{X: b.X[:3], Y: b.Y, N: 2, D: 2}, nil, nil) })
@@ -143,7 +143,7 @@ func TestTwoClassHeadsExtreme(t *testing.T) {
 			if l == DoubleSoftmax {
 				want = math.Log1p(math.Exp(-math.Copysign(1, d)))
 			}
-			if math.IsNaN(loss) || math.Abs(loss-want) > 1e-12*math.Max(1, want) || math.Abs(delta[0]-wd[0]) > 1e-12 || math.Abs(delta[1]-wd[1]) > 1e-12 {
+			if math.IsNaN(loss) || !(math.Abs(loss-want) <= 1e-12*math.Max(1, want)) || !(math.Abs(delta[0]-wd[0]) <= 1e-12) || !(math.Abs(delta[1]-wd[1]) <= 1e-12) {
 				t.Errorf("%v, d = %v: loss %v Δ %v, want %v %v", l, d, loss, delta, want, wd)
 			}
 		}

@@ -426,7 +426,7 @@ func TestPrivacyCurvesIndependently(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := epsOfCurve(func(e float64) float64 { return gaussDelta(3*tc.scale/2, e) }, delta)
-		if math.Abs(got-want) > 1e-9*want {
+		if !(math.Abs(got-want) <= 1e-9*want) {
 			t.Errorf("%v: ExactCompositionEpsilon = %v, want %v", tc.nb, got, want)
 		}
 		// Visible participation, K = 3, p = 0.4, σ = 2: mixture over
@@ -444,7 +444,7 @@ func TestPrivacyCurvesIndependently(t *testing.T) {
 			t.Fatal(err)
 		}
 		want = epsOfCurve(mix, delta)
-		if math.Abs(got-want) > 1e-9*want {
+		if !(math.Abs(got-want) <= 1e-9*want) {
 			t.Errorf("%v: EpsilonVisibleParticipation = %v, want %v", tc.nb, got, want)
 		}
 	}
@@ -475,7 +475,7 @@ func TestEpsilonIntervalPaths(t *testing.T) {
 	}
 	// One round without sampling is the Gaussian mechanism: ε is its exact ε.
 	want := epsOfCurve(func(x float64) float64 { return gaussDelta(2, x) }, 1e-5)
-	if math.Abs(e-want) > 1e-3*want {
+	if !(math.Abs(e-want) <= 1e-3*want) {
 		t.Errorf("PLD ε = %v, exact Gaussian %v", e, want)
 	}
 	if _, _, err := EpsilonInterval(2, 0.5, 1, 1e-5, accountant.ReplaceOne, accountant.KindRDP, 0); !errors.Is(err, ErrNoBound) {

@@ -60,7 +60,7 @@ func (p parts) Grad(x, g []float64) float64 {
 
 func near(t *testing.T, what string, got, want float64) {
 	t.Helper()
-	if math.Abs(got-want) > pinTol || math.IsNaN(got) != math.IsNaN(want) {
+	if !(math.Abs(got-want) <= pinTol) || math.IsNaN(got) != math.IsNaN(want) {
 		t.Errorf("%s = %.17g, want %.17g (|Δ| = %.3g)", what, got, want, math.Abs(got-want))
 	}
 }
@@ -71,7 +71,7 @@ func nearVec(t *testing.T, what string, got, want []float64) {
 		t.Fatalf("%s has length %d, want %d", what, len(got), len(want))
 	}
 	for j := range got {
-		if math.Abs(got[j]-want[j]) > pinTol || math.IsNaN(got[j]) {
+		if !(math.Abs(got[j]-want[j]) <= pinTol) || math.IsNaN(got[j]) {
 			t.Errorf("%s = %v, want %v", what, got, want)
 			return
 		}

@@ -24,7 +24,7 @@ func TestEpsilonVisibleParticipationFullParticipation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if math.Abs(got-want) > 1e-9*want {
+		if !(math.Abs(got-want) <= 1e-9*want) {
 			t.Errorf("σ=%v %v: visible ε = %v, Gaussian composition %v", tc.sigma, tc.nb, got, want)
 		}
 	}

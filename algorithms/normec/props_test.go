@@ -66,14 +66,14 @@ func TestPropNormBoundedByOne(t *testing.T) {
 				return "closed form n/(α+n) above 1"
 			}
 			out := append([]float64(nil), v...)
-			if got := Norm(alpha, out); math.Abs(got-n) > 1e-14*n {
+			if got := Norm(alpha, out); !(math.Abs(got-n) <= 1e-14*n) {
 				return "Norm returned a wrong ‖v‖"
 			}
 			on := plainNorm(out)
 			if on > 1+2e-15 {
 				return "‖Norm_α(v)‖ above 1"
 			}
-			if want := n / (alpha + n); n > 0 && math.Abs(on-want) > 1e-14 {
+			if want := n / (alpha + n); n > 0 && !(math.Abs(on-want) <= 1e-14) {
 				return "‖Norm_α(v)‖ differs from ‖v‖/(α+‖v‖)"
 			}
 			if n == 0 && on != 0 {
@@ -123,7 +123,7 @@ func TestPropEFStepBound(t *testing.T) {
 			}
 			tt := ut * c
 			g := EFResidual(alpha, beta, tt)
-			if want := math.Abs(1-beta/(alpha+tt)) * tt; math.Abs(g-want) > 1e-14*math.Max(1, want) {
+			if want := math.Abs(1-beta/(alpha+tt)) * tt; !(math.Abs(g-want) <= 1e-14*math.Max(1, want)) {
 				return "EFResidual differs from |1 − β/(α+t)|·t"
 			}
 			if bound := (1 - beta/(alpha+c)) * c; g > bound*(1+1e-12)+1e-300 {
@@ -146,7 +146,7 @@ func TestPropEFStepBound(t *testing.T) {
 			if ts >= 0 && ts <= c {
 				over := (math.Sqrt(beta) - math.Sqrt(alpha)) * (math.Sqrt(beta) - math.Sqrt(alpha))
 				sup = math.Max(sup, over)
-				if g := EFResidual(alpha, beta, ts); math.Abs(g-over) > 1e-12*math.Max(over, 1e-300) {
+				if g := EFResidual(alpha, beta, ts); !(math.Abs(g-over) <= 1e-12*math.Max(over, 1e-300)) {
 					return "overshoot maximum not attained at t* = √(αβ) − α"
 				}
 			}
@@ -211,14 +211,14 @@ func TestPropEFTrajectoryBound(t *testing.T) {
 			if err != nil {
 				return err.Error()
 			}
-			if math.Abs(a.InitialR()-r) > 1e-12*r {
+			if !(math.Abs(a.InitialR()-r) <= 1e-12*r) {
 				return "initial offsets not at distance R"
 			}
 			tol := r * (1 + 1e-9)
 			diff := make([]float64, d)
 			for range 40 {
 				st := a.Step()
-				if !st.Skipped && math.Abs(st.StepNorm-eta) > 1e-9*eta {
+				if !st.Skipped && !(math.Abs(st.StepNorm-eta) <= 1e-9*eta) {
 					return "server step length differs from η"
 				}
 				for i := range m {

@@ -179,7 +179,7 @@ func TestSGDConvergesToProxSolution(t *testing.T) {
 		}
 		for j := range n {
 			want := (a[j]*c[j] + scale*(mu*anchor[j]-lin[j])) / (a[j] + scale*mu)
-			if math.Abs(p[j]-want) > 1e-9*math.Max(1, math.Abs(want)) {
+			if !(math.Abs(p[j]-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 				return false, fmt.Errorf("mode %v momentum %v: p[%d] = %.12g, want %.12g", s.Mode, momentum, j, p[j], want)
 			}
 		}

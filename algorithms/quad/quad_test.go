@@ -23,11 +23,11 @@ func TestRandomFederationConstants(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, q := range fed.Clients {
-				if got := q.MinEig(); math.Abs(got-c.minEig) > 1e-9 {
+				if got := q.MinEig(); !(math.Abs(got-c.minEig) <= 1e-9) {
 					t.Errorf("client %d: λ_min %.12g, want %g", i, got, c.minEig)
 				}
 				want := math.Max(math.Abs(c.minEig), c.maxEig)
-				if got := q.Smoothness(); math.Abs(got-want) > 1e-9 {
+				if got := q.Smoothness(); !(math.Abs(got-want) <= 1e-9) {
 					t.Errorf("client %d: L %.12g, want %g", i, got, want)
 				}
 			}
@@ -40,7 +40,7 @@ func TestRandomFederationConstants(t *testing.T) {
 				grad := make([]float64, len(x))
 				g.Grad(x, grad)
 				for _, v := range grad {
-					if math.Abs(v) > 1e-9 {
+					if !(math.Abs(v) <= 1e-9) {
 						t.Fatalf("gradient at minimiser %v", grad)
 					}
 				}
@@ -62,7 +62,7 @@ func TestProxSatisfiesFirstOrderCondition(t *testing.T) {
 	g := make([]float64, 5)
 	q.Grad(x, g)
 	for i := range g {
-		if v := g[i] + mu*(x[i]-anchor[i]); math.Abs(v) > 1e-10 {
+		if v := g[i] + mu*(x[i]-anchor[i]); !(math.Abs(v) <= 1e-10) {
 			t.Fatalf("∇f(x)+μ(x−a) = %g at %d", v, i)
 		}
 	}
@@ -84,7 +84,7 @@ func TestGradientMatchesFiniteDifference(t *testing.T) {
 		xp[i] += h
 		xm[i] -= h
 		fd := (q.Value(xp) - q.Value(xm)) / (2 * h)
-		if math.Abs(fd-g[i]) > 1e-6 {
+		if !(math.Abs(fd-g[i]) <= 1e-6) {
 			t.Errorf("coordinate %d: analytic %g, finite difference %g", i, g[i], fd)
 		}
 	}
@@ -94,7 +94,7 @@ func TestDissimilarityIsOneForIdenticalClients(t *testing.T) {
 	fed, _ := Random(rng.Stream(4, "b"), Spec{Clients: 1, Dim: 3, MinEig: 1, MaxEig: 2})
 	same := Uniform([]*Quadratic{fed.Clients[0], fed.Clients[0], fed.Clients[0]})
 	b2, z2 := same.Dissimilarity([]float64{1, 2, 3})
-	if math.Abs(b2-1) > 1e-12 || z2 > 1e-20 {
+	if !(math.Abs(b2-1) <= 1e-12) || z2 > 1e-20 {
 		t.Fatalf("identical clients: B²=%g ζ²=%g, want 1 and 0", b2, z2)
 	}
 }

@@ -77,7 +77,7 @@ func TestSampleWithoutReplacementIsUniform(t *testing.T) {
 	want := float64(trials*k) / n
 	for i, c := range counts {
 		// binomial std ≈ sqrt(trials·p(1-p)) with p = k/n; 5 std is a loose gate.
-		if math.Abs(float64(c)-want) > 5*math.Sqrt(trials*0.3*0.7) {
+		if !(math.Abs(float64(c)-want) <= 5*math.Sqrt(trials*0.3*0.7)) {
 			t.Errorf("index %d drawn %d times, want about %.0f", i, c, want)
 		}
 	}
@@ -94,7 +94,7 @@ func TestFillNormalMoments(t *testing.T) {
 	}
 	m := s / float64(len(x))
 	v := s2/float64(len(x)) - m*m
-	if math.Abs(m) > 0.03 || math.Abs(v-6.25) > 0.1 {
+	if !(math.Abs(m) <= 0.03) || !(math.Abs(v-6.25) <= 0.1) {
 		t.Fatalf("mean %.4f var %.4f, want 0 and 6.25", m, v)
 	}
 }

@@ -85,7 +85,7 @@ func TestEvenStepIsTheExtrapolation(t *testing.T) {
 	EvenStep(s, nil, 0.3)
 	want := []float64{1 + 0.3*0.5, 2 + 0.3*(-1)}
 	for i := range want {
-		if math.Abs(s.Global[i]-want[i]) > 1e-15 {
+		if !(math.Abs(s.Global[i]-want[i]) <= 1e-15) {
 			t.Fatalf("got %v want %v", s.Global, want)
 		}
 	}
@@ -124,7 +124,7 @@ func TestOutputPerturbationModes(t *testing.T) {
 			ss += (v - mean) * (v - mean)
 		}
 		std := math.Sqrt(ss / (n - 1))
-		if math.Abs(std-c.std) > 0.02 || math.Abs(mean-10/math.Sqrt(n)) > 0.02 {
+		if !(math.Abs(std-c.std) <= 0.02) || !(math.Abs(mean-10/math.Sqrt(n)) <= 0.02) {
 			t.Errorf("%v: mean %.4f std %.4f, want %.4f and %.4f", c.mode, mean, std, 10/math.Sqrt(n), c.std)
 		}
 	}
@@ -144,7 +144,7 @@ func TestObjectivePerturbationRadius(t *testing.T) {
 	}
 	paper /= trials
 	upstream /= trials
-	if math.Abs(paper-4.2) > 0.1 {
+	if !(math.Abs(paper-4.2) <= 0.1) {
 		t.Errorf("paper mean radius %.3f, want 42/10 = 4.2", paper)
 	}
 	if !(upstream < 2.0) || upstream < 1 {

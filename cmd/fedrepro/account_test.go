@@ -111,7 +111,7 @@ func TestAccountTFPrivacyFlags(t *testing.T) {
 		t.Fatalf("exit %d %s", code, errb)
 	}
 	r := row(t, decodeRows(t, out), "rdp", "improved")
-	if math.Abs(*r.Epsilon-0.7242234026109595) > 1e-9 || *r.Order != 19 {
+	if !(math.Abs(*r.Epsilon-0.7242234026109595) <= 1e-9) || *r.Order != 19 {
 		t.Errorf("ε = %v at %v, want 0.7242234026 at 19", *r.Epsilon, *r.Order)
 	}
 	code, out, _ = runCLI("account", "--n", "60000", "--batch-size", "150", "--epochs", "15", "--sigma", "1.3", "--accountant", "rdp")
@@ -129,7 +129,7 @@ func TestAccountDeltaAtEpsilon(t *testing.T) {
 	}
 	rows := decodeRows(t, out)
 	ri, pld := row(t, rows, "rdp", "improved"), row(t, rows, "pld", "")
-	if ri.Delta == nil || math.Abs(*ri.Delta-1e-5) > 1e-9 || *ri.Epsilon != 7.32911117143 {
+	if ri.Delta == nil || !(math.Abs(*ri.Delta-1e-5) <= 1e-9) || *ri.Epsilon != 7.32911117143 {
 		t.Errorf("rdp: %+v", ri)
 	}
 	if pld.Delta == nil || !(*pld.Delta < 1e-5) {
@@ -244,7 +244,7 @@ func TestAccountMechanisms(t *testing.T) {
 	}
 	rows := decodeRows(t, out)
 	pure := row(t, rows, "pure", "")
-	if want := 1000 * math.Log1p(0.01*math.Expm1(1)); pure.Epsilon == nil || math.Abs(*pure.Epsilon-want) > 1e-9*want {
+	if want := 1000 * math.Log1p(0.01*math.Expm1(1)); pure.Epsilon == nil || !(math.Abs(*pure.Epsilon-want) <= 1e-9*want) {
 		t.Errorf("laplace pure: %+v, want %v", pure, want)
 	}
 	if p, r := row(t, rows, "pld", ""), row(t, rows, "rdp", "improved"); p.Epsilon == nil || r.Epsilon == nil || *p.Epsilon > *r.Epsilon {

@@ -21,7 +21,7 @@ func TestLemma1CmaxMatchesSpec(t *testing.T) {
 	cmax := res.Values["cmax"].(map[string]any)
 	for k, w := range want {
 		got, ok := cmax[k].(float64)
-		if !ok || math.Abs(got-w) > 5e-6 {
+		if !ok || !(math.Abs(got-w) <= 5e-6) {
 			t.Errorf("%s: C_max %v, spec %.5f", k, cmax[k], w)
 		}
 	}
@@ -33,7 +33,7 @@ func TestLemma1CmaxClosedForm(t *testing.T) {
 		T := float64(c.T)
 		want := 0.5 - 9/(4*T) - rho(c.N, c.n)/2*(27/(4*math.Pow(T, 1.5))+3/(2*math.Sqrt(T)))
 		for _, L := range []float64{0.3, 1, 17} {
-			if got := lemma1Cmax(zetaThm(L, c.K, c.T), L, c.K, c.N, c.n); math.Abs(got-want) > 1e-12 {
+			if got := lemma1Cmax(zetaThm(L, c.K, c.T), L, c.K, c.N, c.n); !(math.Abs(got-want) <= 1e-12) {
 				t.Errorf("%+v L=%g: %.15g, closed form %.15g", c, L, got, want)
 			}
 		}
@@ -46,7 +46,7 @@ func TestBoundDifference(t *testing.T) {
 	p := params{T: 100, K: 3, E: 4, N: 20, n: 6, L: 2, SL2: 1.5, SG2: 3, Gap: 7}
 	C := 0.4
 	want := (p.SL2/10 + 3*7*p.SL2/(6*16*100)) / C
-	if got := bound15(p, C) - fedavgBound(p, C); math.Abs(got-want) > 1e-12 {
+	if got := bound15(p, C) - fedavgBound(p, C); !(math.Abs(got-want) <= 1e-12) {
 		t.Errorf("difference %.15g, want %.15g", got, want)
 	}
 }
@@ -64,7 +64,7 @@ func TestGaussianLawMatchesSpecFigures(t *testing.T) {
 		want float64
 	}{{diffusion.VarBeta, 0.5085}, {diffusion.VarPosterior, 0.4642}} {
 		m, v := gaussianLaw(s, c.v, 2, 0.5)
-		if math.Abs(m-2) > 1e-3 || math.Abs(math.Sqrt(v)-c.want) > 0.005 {
+		if !(math.Abs(m-2) <= 1e-3) || !(math.Abs(math.Sqrt(v)-c.want) <= 0.005) {
 			t.Errorf("%v: law N(%.4f, %.4f²), spec MC std %.4f", c.v, m, math.Sqrt(v), c.want)
 		}
 	}
@@ -90,7 +90,7 @@ func TestClientPhaseExpectationMatchesMonteCarlo(t *testing.T) {
 	}
 	mean := sum / float64(reps)
 	se := math.Sqrt((sq/float64(reps) - mean*mean) / float64(reps))
-	if math.Abs(mean-exact) > 4.5*se {
+	if !(math.Abs(mean-exact) <= 4.5*se) {
 		t.Errorf("Monte Carlo %.6g ± %.2g, exact %.6g", mean, se, exact)
 	}
 }

@@ -234,11 +234,11 @@ func TestReadRejectsOldSchema(t *testing.T) {
 // (t_{0.975,3} + t_{0.8,3})·sd/√n = (3.182446 + 0.978472)·1.29099/2.
 func TestPairedT(t *testing.T) {
 	p, mde := pairedT([]float64{1, 2, 3, 4})
-	if math.Abs(p-0.030466) > 5e-6 {
+	if !(math.Abs(p-0.030466) <= 5e-6) {
 		t.Errorf("p = %.6f, want 0.030466", p)
 	}
 	want := (3.182446 + 0.978472) * math.Sqrt(5.0/3) / 2
-	if math.Abs(mde-want) > 1e-5 {
+	if !(math.Abs(mde-want) <= 1e-5) {
 		t.Errorf("MDE = %.6f, want %.6f", mde, want)
 	}
 	if p, _ := pairedT([]float64{0.5, 0.5, 0.5}); p != 0 {
@@ -249,7 +249,7 @@ func TestPairedT(t *testing.T) {
 	}
 	// Unpaired MDE on 6 d.f. at s = 1, n = 4: (2.446912 + 0.905703)·√(1/2)
 	// (quantiles by bisection on a Simpson integral of the t density).
-	if got, want := mdeUnpaired(1, 4), (2.446912+0.905703)*math.Sqrt(0.5); math.Abs(got-want) > 1e-5 {
+	if got, want := mdeUnpaired(1, 4), (2.446912+0.905703)*math.Sqrt(0.5); !(math.Abs(got-want) <= 1e-5) {
 		t.Errorf("unpaired MDE = %.6f, want %.6f", got, want)
 	}
 }
@@ -277,7 +277,7 @@ func TestReviewVerdicts(t *testing.T) {
 		t.Errorf("the most severe rows come first; first is %q", rows[0].Verdict)
 	}
 	for _, r := range rows {
-		if r.Cell == "b" && r.Metric == "acc" && (math.Abs(r.Delta+0.02) > 1e-12 || r.N != 6) {
+		if r.Cell == "b" && r.Metric == "acc" && (!(math.Abs(r.Delta+0.02) <= 1e-12) || r.N != 6) {
 			t.Errorf("b acc: Δ = %v over %d seeds, want −0.02 over 6", r.Delta, r.N)
 		}
 	}

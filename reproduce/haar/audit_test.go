@@ -66,18 +66,18 @@ func TestAuditsQuick(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := c.eps(float64(r["fit_steps"].(int)), conv)
-		if math.Abs(got-r["fit_eps"].(float64)) > 1e-9*got {
+		if !(math.Abs(got-r["fit_eps"].(float64)) <= 1e-9*got) {
 			t.Errorf("%v: fit_eps %v, recomputed %v", r, r["fit_eps"], got)
 		}
 		paper := r["paper_eps"].(float64)
-		if re := got/paper - 1; math.Abs(re-r["rel_error"].(float64)) > 1e-12 {
+		if re := got/paper - 1; !(math.Abs(re-r["rel_error"].(float64)) <= 1e-12) {
 			t.Errorf("%v: rel_error %v, recomputed %v", r, r["rel_error"], re)
 		}
 		withinTol := math.Abs(got-paper) <= r["tolerance"].(float64)*r["fit_score"].(float64)*(1+1e-9)+1e-12
 		if !withinTol {
 			t.Errorf("%v: |ε − paper| = %g exceeds fit_score × tolerance", r, math.Abs(got-paper))
 		}
-		if r["consistent"].(bool) && math.Abs(got-paper) > r["tolerance"].(float64)*(1+1e-9) {
+		if r["consistent"].(bool) && !(math.Abs(got-paper) <= r["tolerance"].(float64)*(1+1e-9)) {
 			t.Errorf("%v: marked consistent but off by %g > tolerance", r, math.Abs(got-paper))
 		}
 		if q := r["fit_q"].(float64); q < 1e-5*(1-1e-12) || q > 1 || r["fit_steps"].(int) < 1 {
@@ -111,7 +111,7 @@ func TestAuditsQuick(t *testing.T) {
 	}
 	for _, r := range tabs["lemma2-comparison"].Rows {
 		if r["calibration"] == "privacy_matched" {
-			if e, v := r["eps_exact"].(float64), vanilla[r["sigma"].(float64)]; math.Abs(e-v) > 1e-9*v {
+			if e, v := r["eps_exact"].(float64), vanilla[r["sigma"].(float64)]; !(math.Abs(e-v) <= 1e-9*v) {
 				t.Errorf("%v: privacy-matched ε %g, vanilla %g", r, e, v)
 			}
 			if r["exceeds_vanilla"].(bool) {

@@ -64,7 +64,7 @@ func TestClaimEngineEquivalence(t *testing.T) {
 				continue
 			}
 			a := row[m.col].(float64)
-			if math.Abs(a-*e.Epsilon) > 1e-12*a {
+			if !(math.Abs(a-*e.Epsilon) <= 1e-12*a) {
 				t.Errorf("%s/%s %s: audit %.17g, claim engine %.17g", caseName, name, m.method, a, *e.Epsilon)
 			}
 			compared++

@@ -19,7 +19,7 @@ func TestSummarize(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := Summarize(c.xs)
-		if math.Abs(s.Mean-c.mean) > 1e-12 || math.Abs(s.Std-c.std) > 1e-12 || s.N != len(c.xs) {
+		if !(math.Abs(s.Mean-c.mean) <= 1e-12) || !(math.Abs(s.Std-c.std) <= 1e-12) || s.N != len(c.xs) {
 			t.Errorf("Summarize(%v) = %+v", c.xs, s)
 		}
 	}

@@ -144,7 +144,7 @@ func TestPartitionProperties(t *testing.T) {
 					seen[k]++
 					l += costs[k]
 				}
-				if math.Abs(l-loads[s]) > 1e-9*math.Max(1, l) {
+				if !(math.Abs(l-loads[s]) <= 1e-9*math.Max(1, l)) {
 					return "load mismatch"
 				}
 				maxl = math.Max(maxl, l)
@@ -254,7 +254,7 @@ func TestCostsWithMeasurements(t *testing.T) {
 	}
 	want := []float64{2, 2, 4, 6}
 	for k := range want {
-		if math.Abs(got[k]-want[k]) > 1e-12 {
+		if !(math.Abs(got[k]-want[k]) <= 1e-12) {
 			t.Fatalf("costs %v, want %v", got, want)
 		}
 	}

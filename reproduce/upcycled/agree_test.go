@@ -66,7 +66,7 @@ func TestUpstreamFile(t *testing.T) {
 				for _, v := range c.Values {
 					s += v
 				}
-				if math.Abs(s/float64(len(c.Values))-c.Mean) > 0.006 {
+				if !(math.Abs(s/float64(len(c.Values))-c.Mean) <= 0.006) {
 					t.Errorf("run %s: %s/%s/%s: mean %g, values average %g", r.ID, c.Dataset, c.Method, c.Variant, c.Mean, s/float64(len(c.Values)))
 				}
 			}

@@ -107,10 +107,10 @@ func TestAuditReleasedData(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := auditEpsBar("mean_over_clients", d.sizes, func(n float64) float64 { return auditThm62Eps(80, tau, 1, n, delta) })
-		if math.Abs(got-c.base) > 1e-9 {
+		if !(math.Abs(got-c.base) <= 1e-9) {
 			t.Errorf("%s %s: τ = %g, δ = %g give ε̄ = %.12f, want %g", c.pair, c.search, tau, delta, got, c.base)
 		}
-		if math.Abs(tau-c.tau) > 1e-3*c.tau || math.Abs(delta-c.delta) > 1e-3*c.delta {
+		if !(math.Abs(tau-c.tau) <= 1e-3*c.tau) || !(math.Abs(delta-c.delta) <= 1e-3*c.delta) {
 			t.Errorf("%s %s: recovered τ = %g, δ = %g, want ≈ %g, %g", c.pair, c.search, tau, delta, c.tau, c.delta)
 		}
 		if r["consistent"] != c.consistent {
@@ -120,7 +120,7 @@ func TestAuditReleasedData(t *testing.T) {
 
 	// The ratio claim.
 	ratio := tabs["op-ratio"]
-	if r := ratio.Rows[0]["ratio"].(float64); math.Abs(r-0.8838834764831844) > 1e-12 {
+	if r := ratio.Rows[0]["ratio"].(float64); !(math.Abs(r-0.8838834764831844) <= 1e-12) {
 		t.Errorf("leading-order ratio %v", r)
 	}
 	for _, p := range []string{"published_fig3", "published_appF1"} {
@@ -132,7 +132,7 @@ func TestAuditReleasedData(t *testing.T) {
 	// Objective perturbation: the fitted (u₁, u₂) reproduce 7.36/7.25.
 	for _, terms := range []string{"M+1 (printed Σ_{m=0}^{M})", "M (leaking rounds)"} {
 		r := auditFind(t, tabs["objective"], map[string]any{"constants": "fit_u1_u2_to_printed", "terms": terms})
-		if math.Abs(r["eps_base"].(float64)-7.36) > 1e-9 || math.Abs(r["eps_up"].(float64)-7.25) > 1e-9 {
+		if !(math.Abs(r["eps_base"].(float64)-7.36) <= 1e-9) || !(math.Abs(r["eps_up"].(float64)-7.25) <= 1e-9) {
 			t.Errorf("%s: fit gives %v/%v", terms, r["eps_base"], r["eps_up"])
 		}
 		if u1, u2 := r["u1"].(float64), r["u2"].(float64); u1 >= 1 || u2 >= 0.25 {
@@ -206,7 +206,7 @@ func TestAuditPureDPComposition(t *testing.T) {
 	// k = 1: δ(ε) = (e^{ε₀} − e^{ε})/(1 + e^{ε₀}) for ε < ε₀ (randomized response).
 	for _, c := range []struct{ eps0, eps float64 }{{1, 0}, {1, 0.5}, {3, 1}, {0.2, 0.1}} {
 		want := (math.Exp(c.eps0) - math.Exp(c.eps)) / (1 + math.Exp(c.eps0))
-		if got := auditRRDelta(c.eps0, 1, c.eps); math.Abs(got-want) > 1e-12 {
+		if got := auditRRDelta(c.eps0, 1, c.eps); !(math.Abs(got-want) <= 1e-12) {
 			t.Errorf("RR δ(ε₀=%g, ε=%g) = %g, want %g", c.eps0, c.eps, got, want)
 		}
 	}
@@ -229,7 +229,7 @@ func TestAuditPureDPComposition(t *testing.T) {
 
 func TestAuditBisect(t *testing.T) {
 	x, ok := auditBisect(func(v float64) float64 { return v * v }, 2, 0, 10, true)
-	if !ok || math.Abs(x-math.Sqrt2) > 1e-12 {
+	if !ok || !(math.Abs(x-math.Sqrt2) <= 1e-12) {
 		t.Fatalf("√2: %v %v", x, ok)
 	}
 	if _, ok := auditBisect(func(v float64) float64 { return -v }, 5, 0, 1, false); ok {

@@ -147,7 +147,7 @@ func replay(t *testing.T, file, dataset string, alg fl.Algorithm, lr, coef float
 		copy(s.Prev, s.Global)
 		alg.Aggregate(s, ups)
 		for i, v := range rd.Global {
-			if math.Abs(s.Global[i]-v) > 1e-5 { // float32 rounding over the round (≈1e−6 observed)
+			if !(math.Abs(s.Global[i]-v) <= 1e-5) { // float32 rounding over the round (≈1e−6 observed)
 				t.Fatalf("training round %d parameter %d: ours %.9g, released code %.9g", k+1, i, s.Global[i], v)
 			}
 		}
@@ -162,13 +162,13 @@ func replay(t *testing.T, file, dataset string, alg fl.Algorithm, lr, coef float
 			ours += r.Weights[i] * a
 			theirs += r.Weights[i] * r.Personal[i]
 		}
-		if math.Abs(ours-theirs) > 1e-9 {
+		if !(math.Abs(ours-theirs) <= 1e-9) {
 			t.Errorf("personalised accuracy: ours %.6f, released code %.6f", ours, theirs)
 		}
 		return
 	}
 	_, acc := model.Evaluate(m, s.Global, fed.Test.X, fed.Test.Y, fed.Test.N, fed.Test.D)
-	if math.Abs(acc-r.FinalAcc) > 1e-9 {
+	if !(math.Abs(acc-r.FinalAcc) <= 1e-9) {
 		t.Errorf("final accuracy: ours %.6f, released code %.6f", acc, r.FinalAcc)
 	}
 }

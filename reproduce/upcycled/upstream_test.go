@@ -100,7 +100,7 @@ func sameVec(a, b []float64, tol float64) bool {
 		return false
 	}
 	for i := range a {
-		if math.Abs(a[i]-b[i]) > tol {
+		if !(math.Abs(a[i]-b[i]) <= tol) {
 			return false
 		}
 	}

@@ -51,7 +51,7 @@ func TestFormulas(t *testing.T) {
 		{"sqrt(300*log(1/delta))", math.Sqrt(300 * math.Log(1e5))},
 	} {
 		got, err := evalFormula(c.f, env)
-		if err != nil || math.Abs(got-c.want) > 1e-12*math.Abs(c.want) {
+		if err != nil || !(math.Abs(got-c.want) <= 1e-12*math.Abs(c.want)) {
 			t.Errorf("%s = %v, %v; want %v", c.f, got, err, c.want)
 		}
 	}
@@ -210,7 +210,7 @@ func TestOptimalComposition(t *testing.T) {
 				l := float64(2*j-c.k) * c.eps0
 				want += w * math.Max(0, 1-math.Exp(eps-l))
 			}
-			if got := optimalCompositionDelta(c.eps0, c.k, eps); math.Abs(got-want) > 1e-12+1e-9*want {
+			if got := optimalCompositionDelta(c.eps0, c.k, eps); !(math.Abs(got-want) <= 1e-12+1e-9*want) {
 				t.Errorf("ε₀=%v k=%d ε=%v: δ = %v, convolution %v", c.eps0, c.k, eps, got, want)
 			}
 		}
@@ -230,13 +230,13 @@ func TestOptimalComposition(t *testing.T) {
 func TestVisibleParticipation(t *testing.T) {
 	e, err := visibleEpsilon(3, 1, 50, 1e-5)
 	want, _ := accountant.GaussianEpsilon(3/math.Sqrt(50), 1e-5)
-	if err != nil || math.Abs(e-want) > 1e-9*want {
+	if err != nil || !(math.Abs(e-want) <= 1e-9*want) {
 		t.Errorf("q = 1: %v (%v), exact composition %v", e, err, want)
 	}
 	for _, q := range []float64{0.1, 0.5} {
 		e, err := visibleEpsilon(2, q, 300, 1e-5)
 		ref, rerr := normec.EpsilonVisibleParticipation(2, q, 300, 1e-5, accountant.AddRemove)
-		if err != nil || rerr != nil || math.Abs(e-ref) > 1e-12*ref {
+		if err != nil || rerr != nil || !(math.Abs(e-ref) <= 1e-12*ref) {
 			t.Errorf("q = %v: %v, normec %v (%v, %v)", q, e, ref, err, rerr)
 		}
 	}
@@ -270,10 +270,10 @@ func TestVerdictRules(t *testing.T) {
 		if r.Verdict != c.verdict || r.Proven != c.proven {
 			t.Errorf("%s (claimed %s, σ %s; exact %.6g): %s (proven %q): %s", c.name, c.claimed, c.sigma, exact, r.Verdict, r.Proven, r.Reason)
 		}
-		if r.Upper.Method != MExact || math.Abs(r.Upper.Epsilon-exact) > 1e-9*exact {
+		if r.Upper.Method != MExact || !(math.Abs(r.Upper.Epsilon-exact) <= 1e-9*exact) {
 			t.Errorf("%s: upper %+v, exact %v", c.name, r.Upper, exact)
 		}
-		if r.Verdict == Optimistic && (r.EpsilonRatio == nil || math.Abs(*r.EpsilonRatio-r.Upper.Epsilon/rep.Cases[0].ClaimedEpsilon) > 1e-12 ||
+		if r.Verdict == Optimistic && (r.EpsilonRatio == nil || !(math.Abs(*r.EpsilonRatio-r.Upper.Epsilon/rep.Cases[0].ClaimedEpsilon) <= 1e-12) ||
 			r.Needed == nil || r.Needed.Scale <= 1) {
 			t.Errorf("%s: ratio %v, needed %+v", c.name, r.EpsilonRatio, r.Needed)
 		}
@@ -350,7 +350,7 @@ func TestMechanisms(t *testing.T) {
 		}
 		m := map[accountant.Kind]string{accountant.KindPLD: MPLD, accountant.KindPure: MPure, accountant.KindExact: MExact, accountant.KindZCDP: MZCDP, accountant.KindRDP: MRDP}[c.kind]
 		e := r.Method(m)
-		if e == nil || e.Epsilon == nil || math.Abs(*e.Epsilon-want.Value) > 1e-12*want.Value {
+		if e == nil || e.Epsilon == nil || !(math.Abs(*e.Epsilon-want.Value) <= 1e-12*want.Value) {
 			t.Errorf("%s: %s = %+v, accountant %v (%s)", c.name, m, e, want.Value, r.Procedure)
 		}
 		if r.Upper.Epsilon > want.Value*(1+1e-12) {
@@ -376,11 +376,11 @@ average_over: {variable: D, values: [10, 20]}
 `, Options{})
 	r := rep.Cases[0].Readings[0]
 	pure := *r.Method(MPure).Epsilon
-	if math.Abs(pure-(1+0.5)/2) > 1e-12 {
+	if !(math.Abs(pure-(1+0.5)/2) <= 1e-12) {
 		t.Errorf("pure = %v, want mean(10/10, 10/20) = 0.75", pure)
 	}
 	wantOpt := (optimalCompositionEpsilon(0.1, 10, 1e-5) + optimalCompositionEpsilon(0.05, 10, 1e-5)) / 2
-	if got := *r.Method(MOptimal).Epsilon; math.Abs(got-wantOpt) > 1e-12 {
+	if got := *r.Method(MOptimal).Epsilon; !(math.Abs(got-wantOpt) <= 1e-12) {
 		t.Errorf("optimal = %v, want %v", got, wantOpt)
 	}
 	if r.Verdict != Conservative || r.AveragedOver != 2 {
@@ -433,7 +433,7 @@ steps: 4688
 	mu, _ := accountant.PoissonGDPMu(256.0/60000, 1.06, 4688)
 	want, _ := accountant.GDPEpsilon(mu, 1e-5)
 	pm := r.Cases[0].Readings[0].PaperMethod
-	if pm == nil || math.Abs(pm.Epsilon-want) > 1e-12 || !pm.Matches || math.Abs(mu-0.35) > 0.005 {
+	if pm == nil || !(math.Abs(pm.Epsilon-want) <= 1e-12) || !pm.Matches || !(math.Abs(mu-0.35) <= 0.005) {
 		t.Errorf("gdp-clt: %+v, want %v (μ %v)", pm, want, mu)
 	}
 }

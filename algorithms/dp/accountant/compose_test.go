@@ -78,7 +78,7 @@ func TestHeterogeneousComposition(t *testing.T) {
 	}, 11)
 	for i, eps := range epss {
 		got := b.dir[0].delta(eps, b.opts.Interval)
-		if math.Abs(got-mc[i]) > 5*se[i]+1e-4*mc[i] {
+		if !(math.Abs(got-mc[i]) <= 5*se[i]+1e-4*mc[i]) {
 			t.Errorf("ε=%v: PLD δ %.5g, Monte Carlo %.5g ± %.2g", eps, got, mc[i], se[i])
 		}
 	}

@@ -162,7 +162,7 @@ func TestPoissonLaplacePLD(t *testing.T) {
 		}, uint64(7+dir))
 		for k, eps := range epss {
 			got := a.dir[dir].delta(eps, a.opts.Interval)
-			if math.Abs(got-mc[k]) > 5*se[k]+1e-4*mc[k] {
+			if !(math.Abs(got-mc[k]) <= 5*se[k]+1e-4*mc[k]) {
 				t.Errorf("ε=%v dir %d: PLD δ %.5g, Monte Carlo %.5g ± %.2g", eps, dir, got, mc[k], se[k])
 			}
 		}

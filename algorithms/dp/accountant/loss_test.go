@@ -39,7 +39,7 @@ func TestLossDistributionsTilt(t *testing.T) {
 		for i := 1; i <= n; i++ {
 			l0, l1 := lo+float64(i-1)*w, lo+float64(i)*w
 			f1P, s1P, f1Q, s1Q := c.d.eval(l1)
-			if math.Abs(f1P+s1P-1) > 1e-12 || math.Abs(f1Q+s1Q-1) > 1e-12 || f1P < f0P-1e-15 || f1Q < f0Q-1e-15 {
+			if !(math.Abs(f1P+s1P-1) <= 1e-12) || !(math.Abs(f1Q+s1Q-1) <= 1e-12) || f1P < f0P-1e-15 || f1Q < f0Q-1e-15 {
 				t.Fatalf("%s at %v: CDFs (%v, %v), (%v, %v)", c.name, l1, f1P, s1P, f1Q, s1Q)
 			}
 			mP, mQ := f1P-f0P, f1Q-f0Q

@@ -293,7 +293,7 @@ func TestPinOpacusNoiseMultiplier(t *testing.T) {
 	if !near(s, 1.41579, 1e-5, 0) {
 		t.Errorf("calibrated σ = %.8g, want 1.41579", s)
 	}
-	if math.Abs(s-1.416) > 0.002 {
+	if !(math.Abs(s-1.416) <= 0.002) {
 		t.Errorf("calibrated σ = %.8g is not within Opacus' tolerance of 1.416", s)
 	}
 	if e, _ := rdpEps(t, nil, Signed, Improved, build(1.416), 1e-5); e > 8 {

@@ -124,7 +124,7 @@ func TestPRVBracketsPLDAndExact(t *testing.T) {
 		e := SelfComposed{Event: Gaussian{Sigma: c.sigma}, Count: c.k}
 		exact, _ := GaussianEpsilon(c.sigma/math.Sqrt(float64(c.k)), 1e-6)
 		r := prvEps(t, AddRemove, e, 1e-6, PRVOptions{})
-		if exact < r.Lower || exact > r.Upper || math.Abs(r.Estimate-exact) > 0.01 {
+		if exact < r.Lower || exact > r.Upper || !(math.Abs(r.Estimate-exact) <= 0.01) {
 			t.Errorf("Gaussian σ=%v ×%d: exact %.7g, PRV %+v", c.sigma, c.k, exact, r)
 		}
 	}
