@@ -151,6 +151,9 @@ func Index(reportsDir string) (string, error) {
 		for _, p := range h.Privacy {
 			priv = append(priv, fmt.Sprintf("%s: %s → %s", p.What, FormatValue(float64(p.Claimed)), FormatValue(float64(p.Audited))))
 		}
+		if len(priv) == 0 {
+			priv = append(priv, "— (no privacy figure claimed or audited)")
+		}
 		cost := fmt.Sprintf("%s: %d runs, %s", r.s.Scale, h.Runs, cpuString(h.CPUSeconds))
 		t.Add(title, h.Reproduced, strings.Join(rel, "; "), claims, strings.Join(priv, "; "), cost)
 	}
