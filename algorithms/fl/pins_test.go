@@ -728,3 +728,36 @@ func TestPinFedYogiStillCoordinate(t *testing.T) {
 	checkVec(t, "m", alg.m, []float64{0.1, 0})
 	checkVec(t, "v", alg.v, []float64{0.01, 0})
 }
+
+// TestNewAlgorithmModes: NewAlgorithm builds FedDyn in each mode it names
+// (and with the default), refuses an unknown mode, and checks FedProx's μ.
+func TestNewAlgorithmModes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		p    Params
+		mode string
+		err  string
+	}{
+		{name: "feddyn", p: Params{DynMode: DynPaper}, mode: DynPaper},
+		{name: "feddyn", mode: DynUpstream}, // the default
+		{name: "feddyn", p: Params{DynMode: DynUpstream}, mode: DynUpstream},
+		{name: "feddyn", p: Params{DynMode: "bogus"}, err: `feddyn mode "bogus"`},
+		{name: "fedprox", p: Params{Mu: -1}, err: "fedprox needs a proximal coefficient mu > 0"},
+		{name: "nope", err: `unknown algorithm "nope"`},
+	} {
+		a, err := NewAlgorithm(c.name, c.p)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s %+v: error %v, want %q", c.name, c.p, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s %+v: %v", c.name, c.p, err)
+			continue
+		}
+		if d, ok := a.(*FedDyn); !ok || d.Mode != c.mode {
+			t.Errorf("%s %+v: got %#v, want FedDyn in mode %s", c.name, c.p, a, c.mode)
+		}
+	}
+}
