@@ -6,6 +6,7 @@
 # says "missed" is a hole in the gate. Slow (a few minutes); not CI.
 #   scripts/drill.sh            every plant
 #   scripts/drill.sh 3 5        plants 3 and 5
+#   RUN='^TestGate$' scripts/drill.sh   only the smoke golden gates judge
 set -uo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -42,7 +43,7 @@ for i in "${!plants[@]}"; do
     printf '%-22s %-8s %s\n' "$id" "STALE" "the substitution matched nothing: update the plant"
     continue
   fi
-  out=$($GO test -count=1 $pkgs 2>&1)
+  out=$($GO test -count=1 ${RUN:+-run "$RUN"} $pkgs 2>&1)
   rc=$?
   mv "$file.drill" "$file"
   total=$((total + 1))
