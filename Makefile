@@ -8,7 +8,7 @@ SHELL := /bin/bash
 BIN   := bin/fedrepro
 SCALEFLAG := $(if $(SCALE),--scale $(SCALE),)
 
-.PHONY: all build reproduce verify audit test golden golden-claims bench data lint clean mutate
+.PHONY: all build reproduce verify audit test golden golden-claims bench data lint clean mutate drill
 
 all: build
 
@@ -68,6 +68,11 @@ bench:
 # make mutate PKGS="algorithms/fl algorithms/optim".
 mutate:
 	./scripts/mutate.sh $(PKGS)
+
+# Plant each of scripts/drill.sh's one-line bugs in turn and say which the
+# tests catch (RUN='^TestGate$' lets only the smoke gates judge). Not CI.
+drill:
+	RUN='$(RUN)' ./scripts/drill.sh $(PLANTS)
 
 # Check every dataset by checksum and obtain what is missing: the released
 # Upcycled-FL data from the authors' repository at the pinned commit (into

@@ -30,6 +30,25 @@ plants=(
 )
 
 want=("$@")
+
+# A plant is restored however the script ends (an interrupted drill must not
+# leave a bug in the tree).
+planted=""
+restore() { if [ -n "$planted" ] && [ -f "$planted.drill" ]; then mv "$planted.drill" "$planted"; fi; }
+trap restore EXIT
+trap 'restore; exit 130' INT TERM
+
+# The tests must pass before anything is planted, with every dataset
+# present (CI=true turns a skipped gate into a failure): otherwise a plant
+# would look caught by an unrelated failure, or missed by a skipped gate.
+export CI=true
+all=$(for p in "${plants[@]}"; do IFS='|' read -r _ _ _ pk <<<"$p"; echo $pk; done | tr ' ' '\n' | sort -u | tr '\n' ' ')
+if ! base=$($GO test -count=1 ${RUN:+-run "$RUN"} $all 2>&1); then
+  echo "drill: the tests fail with nothing planted; fix that first:" >&2
+  grep -m5 -E '^--- FAIL|^FAIL|skip|missing' <<<"$base" >&2
+  exit 2
+fi
+
 caught=0; total=0
 printf '%-22s %-8s %s\n' plant result "first failing test"
 for i in "${!plants[@]}"; do
@@ -37,15 +56,16 @@ for i in "${!plants[@]}"; do
   if [ ${#want[@]} -gt 0 ] && [[ ! " ${want[*]} " =~ " $n " ]]; then continue; fi
   IFS='|' read -r id file sub pkgs <<<"${plants[$i]}"
   cp "$file" "$file.drill"
+  planted=$file
   perl -0pi -e "$sub" "$file"
   if cmp -s "$file" "$file.drill"; then
-    mv "$file.drill" "$file"
+    mv "$file.drill" "$file"; planted=""
     printf '%-22s %-8s %s\n' "$id" "STALE" "the substitution matched nothing: update the plant"
     continue
   fi
   out=$($GO test -count=1 ${RUN:+-run "$RUN"} $pkgs 2>&1)
   rc=$?
-  mv "$file.drill" "$file"
+  mv "$file.drill" "$file"; planted=""
   total=$((total + 1))
   if [ $rc -ne 0 ]; then
     caught=$((caught + 1))
