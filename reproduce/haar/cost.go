@@ -3,16 +3,16 @@ package haar
 import (
 	"math/bits"
 
-	"github.com/fedrepro/fedrepro/algorithms/model"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // imageDims are the training/test sizes and the input shape of each
 // dataset before pooling (the standard splits the loaders read).
-var imageDims = map[string]struct{ train, test, side, channels int }{
-	"fashion_mnist": {60000, 10000, 28, 1},
-	"mnist":         {60000, 10000, 28, 1},
-	"cifar10":       {50000, 10000, 32, 3},
+var imageDims = map[string]paper.ImageDims{
+	"fashion_mnist": paper.FashionMNISTDims,
+	"mnist":         paper.MNISTDims,
+	"cifar10":       paper.CIFAR10Dims,
 }
 
 // runCost estimates a run's work in multiply–adds, for balancing shards.
@@ -35,19 +35,12 @@ func runCost(r runner.Run) float64 {
 	if !ok {
 		return 1
 	}
-	side := dims.side >> cfg.Data.Pool
-	d := side * side * dims.channels
-	var params int
-	if cfg.Model == "mlp" {
-		params = model.NewMLP([]int{d, cfg.Hidden, 10}, 0, model.CrossEntropy).NumParams()
-	} else {
-		params = model.NewLogReg(d, 10, model.CrossEntropy).NumParams()
-	}
+	params := paper.ImageModelParams(dims, cfg.Data.Pool, cfg.Model, cfg.Hidden)
 	p := float64(params)
 	m := float64(uint(1) << bits.Len(uint(params-1)))
 	size := cfg.Data.ClientSize
 	if size == 0 {
-		size = (dims.train - cfg.Data.Public) / max(cfg.Data.Clients, 1)
+		size = (dims.Train - cfg.Data.Public) / max(cfg.Data.Clients, 1)
 	}
 	clients := float64(cfg.Data.Clients)
 	wavelet := cfg.Method == "wav" || cfg.Method == "wav_literal" || cfg.Method == "wav_corrected"
@@ -79,7 +72,7 @@ func runCost(r runner.Run) float64 {
 		releases = 0
 	}
 	priv := rounds * releases * noise
-	test := dims.test
+	test := dims.Test
 	if cfg.Data.Test > 0 && cfg.Data.Test < test {
 		test = cfg.Data.Test
 	}

@@ -1,15 +1,15 @@
 package normec
 
 import (
-	"github.com/fedrepro/fedrepro/algorithms/model"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // imageDims are each dataset's training rows and input shape before
 // pooling (the standard splits the loaders read).
-var imageDims = map[string]struct{ train, test, side, channels int }{
-	"fashion-mnist": {60000, 10000, 28, 1},
-	"cifar10":       {50000, 10000, 32, 3},
+var imageDims = map[string]paper.ImageDims{
+	"fashion-mnist": paper.FashionMNISTDims,
+	"cifar10":       paper.CIFAR10Dims,
 }
 
 // runCost estimates a run's work in multiply–adds, for balancing shards.
@@ -36,14 +36,7 @@ func runCost(r runner.Run) float64 {
 	if !ok {
 		return 1
 	}
-	side := dims.side >> cfg.Data.Pool
-	d := side * side * dims.channels
-	var params int
-	if cfg.Model == "mlp" {
-		params = model.NewMLP([]int{d, cfg.Hidden, 10}, 0, model.CrossEntropy).NumParams()
-	} else {
-		params = model.NewLogReg(d, 10, model.CrossEntropy).NumParams()
-	}
+	params := paper.ImageModelParams(dims, cfg.Data.Pool, cfg.Model, cfg.Hidden)
 	p := float64(params)
 	t := cfg.Training
 	m := float64(t.Clients)
@@ -56,13 +49,13 @@ func runCost(r runner.Run) float64 {
 	if cfg.Sigma > 0 {
 		round += cfg.P * m * p
 	}
-	test := dims.test
+	test := dims.Test
 	if cfg.Data.Test > 0 && cfg.Data.Test < test {
 		test = cfg.Data.Test
 	}
 	trainEval := cfg.Data.TrainEval
 	if trainEval == 0 {
-		perClient := dims.train / max(t.Clients, 1)
+		perClient := dims.Train / max(t.Clients, 1)
 		if cfg.Data.PerClient > 0 {
 			perClient = min(perClient, cfg.Data.PerClient)
 		}
