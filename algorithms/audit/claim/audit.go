@@ -43,16 +43,19 @@ type Options struct {
 
 // Method names, in the order reports list them.
 const (
-	MRDP           = "rdp"
-	MRDPClassic    = "rdp-classic"
-	MPLD           = "pld"
-	MPRV           = "prv"
-	MZCDP          = "zcdp"
-	MZCDPClassic   = "zcdp-classic"
-	MExact         = "exact"
-	MPure          = "pure"
-	MOptimal       = "optimal-composition"
-	MVisibleExact  = "visible-exact"
+	MRDP          = "rdp"
+	MRDPClassic   = "rdp-classic"
+	MPLD          = "pld"
+	MPRV          = "prv"
+	MZCDP         = "zcdp"
+	MZCDPClassic  = "zcdp-classic"
+	MExact        = "exact"
+	MPure         = "pure"
+	MOptimal      = "optimal-composition"
+	MVisibleExact = "visible-exact"
+	// MUnbounded names the proof that ε = ∞ (a step without noise); it is
+	// not an accountant and not in Methods.
+	MUnbounded     = "unbounded-loss"
 	methodsInOrder = "rdp rdp-classic pld prv zcdp zcdp-classic exact pure optimal-composition visible-exact"
 )
 
@@ -183,6 +186,40 @@ func (r resolved) pureOnly() bool {
 	return true
 }
 
+// visible reports whether some phase's participation is seen by the
+// adversary.
+func (r resolved) visible() bool {
+	for _, p := range r.phases {
+		if p.visible {
+			return true
+		}
+	}
+	return false
+}
+
+// leakProbability is the probability that the record takes part in a
+// step without noise (noise multiplier 0: σ = 0, or no clipping), and
+// whether the reading has such a step. On that event the output reveals
+// the record's contribution exactly: the output distributions of the two
+// neighbours have disjoint supports there, so δ(ε) ≥ P for every ε and
+// no finite ε holds at δ < P. With phases i of per-step inclusion
+// probability q_i and T_i steps, P = 1 − Π_i (1 − q_i)^{T_i}.
+func (r resolved) leakProbability() (float64, bool) {
+	var logNone float64
+	has := false
+	for _, p := range r.phases {
+		if !p.noiseScaled() || p.z != 0 {
+			continue
+		}
+		has = true
+		if p.q >= 1 {
+			return 1, true
+		}
+		logNone += float64(p.steps) * math.Log1p(-p.q)
+	}
+	return -math.Expm1(logNone), has
+}
+
 // visibleGaussian returns the single Gaussian phase with visible
 // participation, if that is what the reading is.
 func (r resolved) visibleGaussian() (phase, bool) {
@@ -271,16 +308,33 @@ func (n numerics) methods(r resolved, fav int) map[string]result {
 		case MExact:
 			res.lower, res.hasLower = est.Value, true
 		}
-		if err != nil && !errors.Is(err, accountant.ErrInfinite) {
+		switch {
+		case errors.Is(err, accountant.ErrInfinite):
+			// ∞ whatever the estimate fields hold; an infinite bound proves
+			// nothing from below (the unbounded-loss proof is separate).
+			res = result{val: math.Inf(1), est: math.Inf(1), err: err}
+		case err != nil:
 			res = result{err: err}
+		case r.visible():
+			// Under visible participation the event takes every step as
+			// taken: an upper bound of the mechanism that ran, whose exact
+			// value or PRV lower bound is no lower bound of it.
+			res.hasLower, res.lower = false, 0
 		}
 		out[m] = res
 	}
 	out[MOptimal] = na("no stated pure-DP guarantee")
 	if p, ok := r.visibleGaussian(); ok && r.delta > 0 {
 		z, _, _ := p.at(fav)
-		v, err := visibleEpsilon(effZ(z, r.nb), p.q, p.steps, r.delta)
-		out[MVisibleExact] = result{val: v, est: v, lower: v, hasLower: true, err: err}
+		lo, hi, err := visibleEpsilonBounds(effZ(z, r.nb), p.q, p.steps, r.delta)
+		switch {
+		case errors.Is(err, accountant.ErrInfinite):
+			out[MVisibleExact] = result{val: math.Inf(1), est: math.Inf(1), err: err}
+		case err != nil:
+			out[MVisibleExact] = result{err: err}
+		default:
+			out[MVisibleExact] = result{val: hi, est: hi, lower: lo, hasLower: true}
+		}
 	} else {
 		out[MVisibleExact] = na("participation is not visible (or not a single Gaussian phase)")
 	}
@@ -388,6 +442,9 @@ func Audit(c *Claim, o Options) (*Report, error) {
 	for ci, k := range c.cases() {
 		cr := CaseReport{Case: k.name, Note: k.note, Quote: k.quote, ClaimedEpsilon: k.claimed.Num, Printed: k.claimed.Literal,
 			Rounding: rounding, Tolerance: c.tolerance(k.claimed)}
+		if nb, err := accountant.ParseNeighbouring(k.proc.Neighbouring.S); err == nil {
+			cr.Neighbouring = nb.String()
+		}
 		for ri, rd := range c.readings() {
 			p := merge(k.proc, rd.Procedure)
 			var rs []resolved
@@ -416,7 +473,7 @@ func Audit(c *Claim, o Options) (*Report, error) {
 			}
 			cr.Readings = append(cr.Readings, rr)
 		}
-		cr.Verdict, cr.Summary = combine(cr)
+		cr.Verdict, cr.Summary, cr.Headline = combine(cr)
 		rep.Cases = append(rep.Cases, cr)
 	}
 	return rep, nil
@@ -432,9 +489,9 @@ func label(caseName, reading string) string {
 	return "case " + caseName + ", reading " + reading
 }
 
-func auditReading(c *Claim, n numerics, o Options, rs []resolved, cr CaseReport, rd Reading, ci, ri int) (ReadingReport, error) {
+func auditReading(c *Claim, n numerics, o Options, rs []resolved, cr CaseReport, rd Reading, ci, ri int) (rr ReadingReport, err error) {
 	r0 := rs[0]
-	rr := ReadingReport{Reading: rd.Name, Note: rd.Note, BoundOnly: rd.BoundOnly, Procedure: r0.describe(), Unit: r0.unit, Neighbouring: r0.nb.String(), Delta: r0.delta}
+	rr = ReadingReport{Reading: rd.Name, Note: rd.Note, BoundOnly: rd.BoundOnly, Procedure: r0.describe(), Unit: r0.unit, Neighbouring: r0.nb.String(), Delta: r0.delta}
 	if len(rs) > 1 {
 		rr.AveragedOver = len(rs)
 		rr.Procedure += fmt.Sprintf(" (averaged over %d values of %s)", len(rs), c.AverageOver.Variable)
@@ -488,6 +545,23 @@ func auditReading(c *Claim, n numerics, o Options, rs []resolved, cr CaseReport,
 			}
 		}
 	}
+	// A step without noise: ε = ∞ is proven (see leakProbability). It is a
+	// property of the procedure, so it holds for a bound-only reading too
+	// only as an upper bound.
+	leak, leakDelta := 0.0, 0.0
+	for _, r := range rs {
+		if p, ok := r.leakProbability(); ok && p > r.delta {
+			leak, leakDelta = p, r.delta
+			break
+		}
+	}
+	if leak > 0 {
+		upper = &Bound{Method: MUnbounded, Epsilon: math.Inf(1)}
+		loosest = upper
+		if !rd.BoundOnly {
+			lower = &Bound{Method: MUnbounded, Epsilon: math.Inf(1)}
+		}
+	}
 	if upper == nil {
 		var why []string
 		for _, e := range rr.Accountants {
@@ -497,6 +571,12 @@ func auditReading(c *Claim, n numerics, o Options, rs []resolved, cr CaseReport,
 	}
 	if loosest == nil { // every bound is infinite
 		loosest = upper
+	}
+	// The invariant lower ≤ upper: a proven lower bound above a sound upper
+	// bound means an accountant is wrong; the audit then proves nothing.
+	if lower != nil && !math.IsInf(upper.Epsilon, 1) && lower.Epsilon > upper.Epsilon*(1+1e-9)+1e-12 {
+		rr.Warning = fmt.Sprintf("the lower bound %.6g (%s) exceeds the upper bound %.6g (%s): the accountants disagree, so no refutation is claimed from them", lower.Epsilon, lower.Method, upper.Epsilon, upper.Method)
+		lower = nil
 	}
 	rr.Upper, rr.Loosest, rr.Lower = upper, loosest, lower
 	rr.EpsilonRatio = ptr(upper.Epsilon / claimed)
@@ -523,7 +603,37 @@ func auditReading(c *Claim, n numerics, o Options, rs []resolved, cr CaseReport,
 	if !o.NoCalibration && claimed > 0 {
 		rr.Needed = calibrate(rs, n, claimed)
 	}
+	// A reading under another neighbouring relation than the claim's
+	// bounds another quantity: said in the verdict, never compared
+	// silently.
+	prefix := ""
+	if cr.Neighbouring != "" && rr.Neighbouring != cr.Neighbouring {
+		rr.RelationDiffers = true
+		rr.RelationNote = fmt.Sprintf("this reading assumes %s neighbouring, the claim states %s: its ε bounds the other relation (a %s guarantee (ε, δ) gives only (2ε, (1+e^ε)δ) under %s by group privacy), so the verdict holds only if the paper meant %s",
+			rr.Neighbouring, cr.Neighbouring, cr.Neighbouring, rr.Neighbouring, rr.Neighbouring)
+		prefix = fmt.Sprintf("[%s reading; the claim states %s] ", rr.Neighbouring, cr.Neighbouring)
+	}
+	defer func() { rr.Reason = prefix + rr.Reason }()
 	// Verdict.
+	if math.IsInf(upper.Epsilon, 1) {
+		rr.Verdict = Optimistic
+		rr.EpsilonRatio = nil
+		var b strings.Builder
+		if leak > 0 {
+			fmt.Fprintf(&b, "ε = ∞: a step has no noise (noise multiplier 0, or no clipping), so the record's contribution is released exactly whenever it takes part, with probability %.4g > δ = %g: no finite ε holds", leak, leakDelta)
+		} else {
+			fmt.Fprintf(&b, "claimed %s is certified by no accountant: every one gives ε = ∞ or does not apply", cr.Printed)
+		}
+		if rr.Needed != nil && rr.Needed.Scale > 0 && rr.Needed.Multiplier > 0 {
+			fmt.Fprintf(&b, "; the claim needs noise multiplier %.4g (%s)", rr.Needed.Multiplier, rr.Needed.Method)
+		}
+		if lower != nil && math.IsInf(lower.Epsilon, 1) {
+			rr.Proven = "lower-bound"
+			b.WriteString("; proven false")
+		}
+		rr.Reason = b.String()
+		return rr, nil
+	}
 	switch {
 	case claimed+tol < upper.Epsilon:
 		ufav := upper.Epsilon
@@ -709,19 +819,56 @@ func paperMethod(c *Claim, res map[string]result, rs []resolved) (*PaperMethod, 
 	return nil, nil
 }
 
-// combine gives a case's verdict from its readings'.
-func combine(cr CaseReport) (string, string) {
+// combine gives a case's verdict from its readings', and the reading its
+// headline rests on: when every reading is optimistic, the one with the
+// smallest upper bound (the claim fails even under the reading most
+// favourable to it); when every one is conservative, the one with the
+// largest loosest bound; otherwise the first reading (the claim file's
+// primary one). A reading under another neighbouring relation than the
+// case states is labelled so in the summary.
+func combine(cr CaseReport) (string, string, *Headline) {
 	by := map[string][]string{}
 	for _, r := range cr.Readings {
-		by[r.Verdict] = append(by[r.Verdict], r.Reading)
-	}
-	if len(by) == 1 {
-		v := cr.Readings[0].Verdict
-		if len(cr.Readings) == 1 {
-			return v, v + ": " + cr.Readings[0].Reason
+		name := r.Reading
+		if r.RelationDiffers {
+			name += " (" + r.Neighbouring + ")"
 		}
-		return v, fmt.Sprintf("%s under every reading (%d); %s: %s", v, len(cr.Readings), cr.Readings[0].Reading, cr.Readings[0].Reason)
+		by[r.Verdict] = append(by[r.Verdict], name)
 	}
+	pick := 0
+	if len(by) == 1 {
+		for i, r := range cr.Readings {
+			switch r.Verdict {
+			case Optimistic:
+				if r.Upper.Epsilon < cr.Readings[pick].Upper.Epsilon {
+					pick = i
+				}
+			case Conservative:
+				if r.Loosest.Epsilon > cr.Readings[pick].Loosest.Epsilon {
+					pick = i
+				}
+			}
+		}
+	}
+	h := cr.Readings[pick]
+	head := &Headline{Reading: h.Reading, Method: h.Upper.Method, Epsilon: ptr(h.Upper.Epsilon), Unbounded: math.IsInf(h.Upper.Epsilon, 1)}
+	if len(by) == 1 {
+		v := h.Verdict
+		switch {
+		case len(cr.Readings) == 1:
+			head.Why = "the only reading"
+			return v, v + ": " + h.Reason, head
+		case v == Optimistic:
+			head.Why = "the reading most favourable to the claim (smallest upper bound)"
+			return v, fmt.Sprintf("%s under every reading (%d), even the most favourable, %s: %s", v, len(cr.Readings), h.Reading, h.Reason), head
+		case v == Conservative:
+			head.Why = "the reading least favourable to the claim (largest loosest bound)"
+			return v, fmt.Sprintf("%s under every reading (%d), even the least favourable, %s: %s", v, len(cr.Readings), h.Reading, h.Reason), head
+		}
+		head.Why = "the first reading"
+		return v, fmt.Sprintf("%s under every reading (%d); %s: %s", v, len(cr.Readings), h.Reading, h.Reason), head
+	}
+	head.Why = "the first reading; the readings disagree"
 	var parts []string
 	var keys []string
 	for k := range by {
@@ -731,16 +878,31 @@ func combine(cr CaseReport) (string, string) {
 	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%s under %s", k, strings.Join(by[k], ", ")))
 	}
-	return Underspecified, "underspecified: the readings disagree — " + strings.Join(parts, "; ")
+	return Underspecified, "underspecified: the readings disagree — " + strings.Join(parts, "; "), head
 }
 
-// calibrate finds the noise scale at which the claimed ε holds under the
-// tightest accountant that supports the reading.
+// calibrate finds the noise scale at which the claimed ε holds: it
+// calibrates under every accountant valid for the reading (the exact
+// curve, PLD, PRV's upper bound, RDP, zCDP, and the visible-participation
+// mixture; pure DP at δ = 0) and returns the smallest scale with the
+// accountant that gives it, since each is a sound upper bound and the
+// claim needs only one to certify it. Accountants differ in where they
+// are tight — at 10⁶ steps a PLD grid of 1e-3 accumulates far more
+// discretization error than RDP's conversion — so no fixed order is the
+// tightest everywhere. The work is bounded: each calibration is a
+// bracketed search of a few dozen evaluations, PLD and PRV run on a grid
+// of at least CalibrationInterval, and the visible mixture on at most
+// visibleMaxTerms blocks.
 func calibrate(rs []resolved, n numerics, target float64) *Calibration {
 	r0 := rs[0]
 	for _, p := range r0.phases {
 		if !p.noiseScaled() {
 			return &Calibration{Note: "n/a: a stated guarantee has no noise to scale"}
+		}
+	}
+	for _, r := range rs {
+		if _, zero := r.leakProbability(); zero {
+			return &Calibration{Note: "n/a: a step has no noise (multiplier 0, or no clipping): no scale of zero noise meets any ε"}
 		}
 	}
 	z := commonMultiplier(rs)
@@ -750,6 +912,17 @@ func calibrate(rs []resolved, n numerics, target float64) *Calibration {
 			c.Multiplier = k * z
 		}
 		return c
+	}
+	var best *Calibration
+	var why []string
+	try := func(method string, k float64, err error) {
+		if err != nil {
+			why = append(why, method+": "+oneLine(reason(err)))
+			return
+		}
+		if best == nil || k < best.Scale {
+			best = out(method, k)
+		}
 	}
 	if p, ok := r0.visibleGaussian(); ok && r0.delta > 0 {
 		f := func(k float64) (float64, error) {
@@ -764,60 +937,61 @@ func calibrate(rs []resolved, n numerics, target float64) *Calibration {
 			return s / float64(len(rs)), nil
 		}
 		k, err := bisectScale(f, target)
-		if err != nil {
-			return &Calibration{Note: "n/a: " + err.Error()}
-		}
-		return out(MVisibleExact, k)
+		try(MVisibleExact, k, err)
 	}
-	var method string
-	var cfg accountant.Config
 	e1 := r0.event(1, atPrinted)
 	// Calibration evaluates the PLD a dozen times at other noise levels,
 	// where a fine grid can take seconds: it uses at most 1e-3 (a
 	// pessimistic discretization that moves ε by ~0.1%).
 	n.interval = math.Max(n.interval, CalibrationInterval)
-	for _, m := range []string{MExact, MPLD, MPRV, MRDP, MPure} {
+	for _, m := range []string{MExact, MPLD, MPRV, MRDP, MZCDP, MPure} {
 		if (r0.delta == 0) != (m == MPure) {
 			continue
 		}
-		c := n.config(m, r0.nb)
-		if c.Supported(e1) == nil {
-			method, cfg = m, c
-			break
+		cfg := n.config(m, r0.nb)
+		if cfg.Supported(e1) != nil {
+			continue
 		}
-	}
-	if method == "" {
-		return &Calibration{Note: "n/a: no accountant supports this reading"}
-	}
-	if len(rs) == 1 && r0.delta > 0 {
-		// Search the noise multiplier itself when the phases share one
-		// (so equal procedures share the answer), else a common scale.
-		z0 := z
-		if z0 == 0 {
-			z0 = 1
+		if r0.visible() && (m == MPLD || m == MPRV) && best != nil {
+			// the all-steps-taken event bounds the visible mechanism only
+			// loosely; the mixture (already calibrated) is far tighter
+			continue
 		}
-		s, err := calibrateMemo(r0.event(1/z0, atPrinted).String(), func(s float64) accountant.Event { return r0.event(s/z0, atPrinted) }, target, r0.delta, cfg)
-		if err != nil {
-			return &Calibration{Method: method, Note: "n/a: " + oneLine(err.Error())}
-		}
-		return out(method, s/z0)
-	}
-	f := func(k float64) (float64, error) {
-		var s float64
-		for _, r := range rs {
-			est, err := account(cfg, r.event(k, atPrinted), r.delta)
-			if err != nil && !errors.Is(err, accountant.ErrInfinite) {
-				return 0, err
+		if len(rs) == 1 && r0.delta > 0 {
+			// Search the noise multiplier itself when the phases share one
+			// (so equal procedures share the answer), else a common scale.
+			z0 := z
+			if z0 == 0 {
+				z0 = 1
 			}
-			s += est.Value
+			s, err := calibrateMemo(r0.event(1/z0, atPrinted).String(), func(s float64) accountant.Event { return r0.event(s/z0, atPrinted) }, target, r0.delta, cfg)
+			try(m, s/z0, err)
+			continue
 		}
-		return s / float64(len(rs)), nil
+		f := func(k float64) (float64, error) {
+			var s float64
+			for _, r := range rs {
+				est, err := account(cfg, r.event(k, atPrinted), r.delta)
+				if errors.Is(err, accountant.ErrInfinite) {
+					return math.Inf(1), nil
+				}
+				if err != nil {
+					return 0, err
+				}
+				s += est.Value
+			}
+			return s / float64(len(rs)), nil
+		}
+		k, err := bisectScale(f, target)
+		try(m, k, err)
 	}
-	k, err := bisectScale(f, target)
-	if err != nil {
-		return &Calibration{Method: method, Note: "n/a: " + err.Error()}
+	if best == nil {
+		if len(why) == 0 {
+			return &Calibration{Note: "n/a: no accountant supports this reading"}
+		}
+		return &Calibration{Note: "n/a: " + strings.Join(why, "; ")}
 	}
-	return out(method, k)
+	return best
 }
 
 // errAccountantFailed marks an accountant that panicked: the audit

@@ -49,20 +49,20 @@ func (c *Claim) File() string { return c.file }
 // Paper identifies the publication (or the library/tutorial page) that
 // prints the claim.
 type Paper struct {
-	Title   string `yaml:"title"`
-	Authors string `yaml:"authors"`
-	Venue   string `yaml:"venue"`
-	Year    int    `yaml:"year"`
-	Link    string `yaml:"link"`
+	Title   string `yaml:"title" json:"title"`
+	Authors string `yaml:"authors" json:"authors"`
+	Venue   string `yaml:"venue" json:"venue"`
+	Year    int    `yaml:"year" json:"year"`
+	Link    string `yaml:"link" json:"link"`
 }
 
 // Source locates the claim inside the publication and quotes it verbatim.
 type Source struct {
-	Where string `yaml:"where"`
-	Quote string `yaml:"quote"`
+	Where string `yaml:"where" json:"where"`
+	Quote string `yaml:"quote" json:"quote"`
 	// Link is a permanent address of the quoted text (a commit-pinned file,
 	// an arXiv version), when it differs from Paper.Link.
-	Link string `yaml:"link"`
+	Link string `yaml:"link" json:"link,omitempty"`
 }
 
 // Method is the accountant the paper says it used. It never decides the

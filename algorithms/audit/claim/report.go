@@ -46,14 +46,30 @@ type CaseReport struct {
 	ClaimedEpsilon float64 `json:"claimed_epsilon"`
 	// Printed is claimed_epsilon as written, Rounding "printed" or
 	// "exact", Tolerance the allowance that follows from it.
-	Printed   string  `json:"printed"`
-	Rounding  string  `json:"rounding"`
-	Tolerance float64 `json:"tolerance"`
+	Printed string `json:"printed"`
+	// Neighbouring is the relation the case states (readings may assume
+	// another: ReadingReport.RelationDiffers).
+	Neighbouring string  `json:"neighbouring"`
+	Rounding     string  `json:"rounding"`
+	Tolerance    float64 `json:"tolerance"`
 	// Verdict is the readings' common verdict, or underspecified when they
 	// disagree; Summary says why in one sentence.
-	Verdict  string          `json:"verdict"`
-	Summary  string          `json:"summary"`
+	Verdict string `json:"verdict"`
+	Summary string `json:"summary"`
+	// Headline is the reading the verdict's headline rests on, with its
+	// tightest sound upper bound.
+	Headline *Headline       `json:"headline"`
 	Readings []ReadingReport `json:"readings"`
+}
+
+// Headline names the reading a case's verdict is quoted from and its
+// tightest sound bound (Epsilon nil and Unbounded when it is ∞).
+type Headline struct {
+	Reading   string   `json:"reading"`
+	Method    string   `json:"method"`
+	Epsilon   *float64 `json:"epsilon"`
+	Unbounded bool     `json:"unbounded,omitempty"`
+	Why       string   `json:"why"`
 }
 
 // ReadingReport is the audit of one reading of one case.
@@ -92,6 +108,14 @@ type ReadingReport struct {
 	// bound; nil when Upper is infinite).
 	EpsilonRatio *float64 `json:"epsilon_ratio"`
 	Verdict      string   `json:"verdict"`
+	// RelationDiffers: the reading assumes another neighbouring relation
+	// than the case states; RelationNote says what that means and the
+	// Reason starts with it.
+	RelationDiffers bool   `json:"relation_differs,omitempty"`
+	RelationNote    string `json:"relation_note,omitempty"`
+	// Warning reports an inconsistency of the accountants (a lower bound
+	// above an upper bound), after which no refutation is claimed.
+	Warning string `json:"warning,omitempty"`
 	// Proven says how an optimistic verdict is established beyond "no
 	// sound accountant certifies it": "lower-bound" (a proven lower bound
 	// exceeds the claim), "empirical" (the distinguishing game's bound
