@@ -170,18 +170,18 @@ func TestAuditClaimBadFiles(t *testing.T) {
 		{"formula syntax", `steps: "4*E"`, `steps: "4*(E"`, `:18: reading sixty-four: steps:`},
 		{"bad delta", "delta: 1e-5", "delta: 2", "delta = 2: want 0 ≤ δ < 1"},
 		{"fixed batch under add-remove", "steps: E\n", "steps: E\nsampling: {kind: fixed-batch, batch: 10, population: 100}\n", "has a bound only under replace-one"},
-		{"not YAML", "schema:", "schema: [", "claim.yaml:"},
+		{"not YAML", "schema:", "schema: [", "claim-small.yaml:"},
 	} {
 		bad := strings.Replace(string(good), c.from, c.to, 1)
 		if bad == string(good) {
 			t.Fatalf("%s: mutation not applied", c.name)
 		}
-		path := filepath.Join(dir, "claim.yaml")
+		path := filepath.Join(dir, "claim-small.yaml")
 		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		code, out, errb := runCLI("audit", "--claim", path)
-		if code != 1 || out != "" || strings.Count(errb, "\n") != 1 || !strings.Contains(errb, c.want) || !strings.Contains(errb, "claim.yaml") {
+		if code != 1 || out != "" || strings.Count(errb, "\n") != 1 || !strings.Contains(errb, c.want) || !strings.Contains(errb, "claim-small.yaml") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q (want %q)", c.name, code, out, errb, c.want)
 		}
 	}

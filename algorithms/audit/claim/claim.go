@@ -2,6 +2,7 @@ package claim
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -90,6 +91,10 @@ type Procedure struct {
 	Clip         Value            `yaml:"clip"`
 	Step         `yaml:",inline"`
 	Phases       []Phase `yaml:"phases"`
+	// Unset lists the inherited fields a case or reading clears by
+	// writing null ("clip", "noise.sensitivity", "sampling.visible",
+	// "variables.beta"), relative to the procedure.
+	Unset []string `yaml:"-"`
 }
 
 // Step is what one phase of training does: a mechanism with its noise,
@@ -226,6 +231,12 @@ func (v *Value) UnmarshalYAML(n *yaml.Node) error {
 	}
 	switch n.Tag {
 	case "!!int", "!!float":
+		if lit := strings.ToLower(strings.TrimPrefix(n.Value, "+")); lit == ".inf" {
+			// YAML's infinity: `clip: .inf` (no clipping), `noise:
+			// {sensitivity: .inf}` (unbounded sensitivity).
+			v.Num, v.Literal = math.Inf(1), n.Value
+			return nil
+		}
 		f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
 		if err != nil {
 			return typeErr(n.Line, fmt.Sprintf("cannot read %q as a number", n.Value))

@@ -21,7 +21,7 @@ accountant_used: {name: unknown}
 
 func decode(t *testing.T, body string) *Claim {
 	t.Helper()
-	c, err := Decode("t.yaml", []byte(head+body))
+	c, err := Decode("test.yaml", []byte(head+body))
 	if err != nil {
 		t.Fatalf("decode: %v\n%s", err, body)
 	}
@@ -104,7 +104,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"bad relation", strings.Replace(base, "add-remove", "swap", 1), `t.yaml:8: neighbouring "swap"`},
 		{"claimed formula", strings.Replace(base, "claimed_epsilon: 1", `claimed_epsilon: "2*x"`, 1), "must be the printed number"},
 		{"missing steps", strings.Replace(base, "steps: 10\n", "", 1), "steps is missing"},
-		{"fractional steps", strings.Replace(base, "steps: 10", "steps: \"10/3\"", 1), "t.yaml:13: steps = 3.3333333333333335: want a whole number"},
+		{"fractional steps", strings.Replace(base, "steps: 10", "steps: \"10/3\"", 1), "test.yaml:13: steps = 3.3333333333333335: want a whole number"},
 		{"noise on tree only", strings.Replace(base, "steps: 10", "steps: 10\ntree: {leaves: 4}", 1), "tree applies only"},
 		{"multiplier and scale", strings.Replace(base, "{multiplier: 1}", "{multiplier: 1, scale: 2, sensitivity: 1}", 1), "not both"},
 		{"laplace with rho", strings.Replace(base, "{multiplier: 1}", "{multiplier: 1, rho: 2}", 1), "noise.rho does not apply"},
@@ -120,15 +120,15 @@ func TestDecodeErrors(t *testing.T) {
 		{"steps in phases and top", base + "phases: [{name: a, steps: 3}]\n", "given both"},
 		{"tree too hard", strings.Replace(strings.Replace(base, "mechanism: gaussian", "mechanism: tree-aggregation", 1), "steps: 10", "tree: {leaves: 2000, participations: 6, min_separation: 313}", 1), "beyond the sensitivity search"},
 	} {
-		_, err := Decode("t.yaml", []byte(head+c.body))
+		_, err := Decode("test.yaml", []byte(head+c.body))
 		if c.name == "no schema" {
-			_, err = Decode("t.yaml", []byte(c.body))
+			_, err = Decode("test.yaml", []byte(c.body))
 		}
-		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "t.yaml") {
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "test.yaml") {
 			t.Errorf("%s: error %v, want one line containing %q", c.name, err, c.want)
 		}
 	}
-	if _, err := Decode("t.yaml", []byte(head+base)); err != nil {
+	if _, err := Decode("test.yaml", []byte(head+base)); err != nil {
 		t.Fatalf("the base claim is valid: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package claim
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,11 +18,21 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
 // bound — and reports the first problem as one line "name:line: problem".
 // Every case × reading is resolved here, so a decoded claim audits.
 func Decode(name string, data []byte) (*Claim, error) {
+	unsets, err := precheck(data)
+	if err != nil {
+		return nil, at(name, err)
+	}
 	var c Claim
 	if err := strictyaml.Decode(name, data, &c); err != nil {
 		return nil, err
 	}
 	c.file = name
+	for i := range c.Cases {
+		c.Cases[i].Unset = unsets[fmt.Sprintf("cases[%d]", i)]
+	}
+	for i := range c.Readings {
+		c.Readings[i].Unset = unsets[fmt.Sprintf("readings[%d]", i)]
+	}
 	if err := c.validate(); err != nil {
 		return nil, at(name, err)
 	}
@@ -39,8 +50,19 @@ func (c *Claim) validate() error {
 	if c.Schema != SchemaID {
 		return lineErr(0, "schema %q: want %q", c.Schema, SchemaID)
 	}
+	if strings.TrimSpace(c.ID) == "" {
+		return lineErr(0, "id is missing (want the file name without .yaml)")
+	}
 	if !idPattern.MatchString(c.ID) {
 		return lineErr(0, "id %q: want lower-case letters, digits, '.' and '-'", c.ID)
+	}
+	// The id names the claim in reports and goldens: a file whose id is
+	// another name would be audited and recorded under the wrong one.
+	base := path.Base(c.file)
+	for _, ext := range []string{".yaml", ".yml"} {
+		if stem, ok := strings.CutSuffix(base, ext); ok && stem != c.ID {
+			return lineErr(0, "id %q differs from the file name %s (want id: %s, or rename the file %s%s)", c.ID, base, stem, c.ID, ext)
+		}
 	}
 	for _, f := range []struct{ what, v string }{
 		{"title", c.Title}, {"paper.title", c.Paper.Title}, {"paper.authors", c.Paper.Authors}, {"paper.link", c.Paper.Link},
@@ -55,6 +77,9 @@ func (c *Claim) validate() error {
 	}
 	if !slices.Contains([]string{"", "printed", "exact"}, c.Rounding.S) {
 		return lineErr(c.Rounding.Line, "rounding %q: want printed or exact", c.Rounding.S)
+	}
+	if c.AccountantUsed.Name.S == "" {
+		return lineErr(c.AccountantUsed.Name.Line, "accountant_used.name is missing (want one of %s; unknown when the paper does not say)", strings.Join(MethodNames, ", "))
 	}
 	if !slices.Contains(MethodNames, c.AccountantUsed.Name.S) {
 		return lineErr(c.AccountantUsed.Name.Line, "accountant_used.name %q: want one of %s", c.AccountantUsed.Name.S, strings.Join(MethodNames, ", "))

@@ -50,6 +50,10 @@ func merge(base, over Procedure) Procedure {
 	if over.Phases != nil {
 		out.Phases = over.Phases
 	}
+	out.Unset = nil
+	for _, u := range over.Unset {
+		unsetField(&out, u)
+	}
 	return out
 }
 
@@ -122,14 +126,22 @@ func mergeStep(base, over Step) Step {
 	return out
 }
 
+// MaxSteps is the largest step count a claim may state: the documented
+// domain of the accountants (T ≤ 1e12), within which every one answers in
+// bounded time. A larger count is refused in one line rather than risking
+// a computation without end.
+const MaxSteps = 1_000_000_000_000
+
 // resolved is a case × reading with every formula evaluated.
 type resolved struct {
-	unit   string
-	nb     accountant.Neighbouring
-	delta  float64
-	clip   float64 // 0 when not stated
-	env    map[string]float64
-	phases []phase
+	unit  string
+	nb    accountant.Neighbouring
+	delta float64
+	clip  float64 // 0 when not stated, +Inf for no clipping
+	// unclipped: clip is .inf, so every noise multiplier is 0.
+	unclipped bool
+	env       map[string]float64
+	phases    []phase
 }
 
 // phase is one resolved stage of training.
@@ -253,6 +265,16 @@ func resolve(p Procedure, claimed float64, bind map[string]float64) (resolved, e
 		ph.name = s.Name
 		r.phases = append(r.phases, ph)
 	}
+	if math.IsInf(r.clip, 1) {
+		// No clipping: one record moves the sum without bound, so the
+		// noise, whatever its scale, is zero relative to the sensitivity.
+		r.unclipped = true
+		for i := range r.phases {
+			if r.phases[i].noiseScaled() {
+				r.phases[i].z, r.phases[i].zFav, r.phases[i].zUnfav = 0, 0, 0
+			}
+		}
+	}
 	if r.delta == 0 {
 		for _, ph := range r.phases {
 			if ph.mech != "laplace" && ph.mech != "pure-dp" {
@@ -325,7 +347,7 @@ func favourable(v Value, x float64, dir float64) float64 {
 		return x
 	}
 	d := v.Decimals()
-	if d == 0 || v.Num == 0 {
+	if d == 0 || v.Num == 0 || math.IsInf(v.Num, 0) {
 		return x
 	}
 	half := 0.5 * math.Pow(10, -float64(d))
@@ -335,6 +357,9 @@ func favourable(v Value, x float64, dir float64) float64 {
 func resolvePhase(s Phase, env map[string]float64) (phase, error) {
 	var p phase
 	p.mech = s.Mechanism.S
+	if p.mech == "" {
+		return p, lineErr(0, "mechanism is missing (want one of %s)", strings.Join(Mechanisms, ", "))
+	}
 	if !slices.Contains(Mechanisms, p.mech) {
 		return p, lineErr(s.Mechanism.Line, "mechanism %q: want one of %s", p.mech, strings.Join(Mechanisms, ", "))
 	}
@@ -385,8 +410,8 @@ func resolvePhase(s Phase, env map[string]float64) (phase, error) {
 		if err != nil {
 			return p, err
 		}
-		if !(x >= 0) {
-			return p, lineErr(base.Line, "noise = %v: want ≥ 0", x)
+		if !(x >= 0) || math.IsInf(x, 1) {
+			return p, lineErr(base.Line, "noise = %v: want a finite number ≥ 0", x)
 		}
 		p.z = x / sens
 		p.zFav = favourable(base, x, +1) / favourable(n.Sensitivity, sens, -1)
@@ -592,6 +617,9 @@ func resolvePhase(s Phase, env map[string]float64) (phase, error) {
 	if p.steps, err = integer(s.Steps, "steps", env, 1); err != nil {
 		return p, err
 	}
+	if p.steps > MaxSteps {
+		return p, lineErr(s.Steps.Line, "steps = %d: more than %.0e steps is outside the accountants' domain", p.steps, float64(MaxSteps))
+	}
 	return p, nil
 }
 
@@ -731,5 +759,9 @@ func (r resolved) describe() string {
 		}
 		parts = append(parts, s)
 	}
-	return strings.Join(parts, "; ")
+	out := strings.Join(parts, "; ")
+	if r.unclipped {
+		out += " (no clipping: unbounded sensitivity)"
+	}
+	return out
 }
