@@ -352,3 +352,35 @@ func short(p claim.Paper) string {
 	}
 	return fmt.Sprintf("%s %d", a, p.Year)
 }
+
+// TestOrdersDocumented: every rdp_orders grid is documented in README.md
+// (its row names its first and last order) and in schema.json.
+func TestOrdersDocumented(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := os.ReadFile("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"opacus", "dp-accounting", "tf-privacy", "integer"} {
+		o, err := claim.Orders(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := ""
+		for _, l := range strings.Split(string(readme), "\n") {
+			if strings.HasPrefix(l, "| `"+name+"`") {
+				row = l
+			}
+		}
+		first, last := fmt.Sprint(o[0]), fmt.Sprint(o[len(o)-1])
+		if row == "" || !strings.Contains(row, first) || !strings.Contains(row, last) {
+			t.Errorf("README.md: no rdp_orders row for %s naming %s … %s (%q)", name, first, last, row)
+		}
+		if !strings.Contains(string(schema), name+" (default) =") && !strings.Contains(string(schema), name+" = ") {
+			t.Errorf("schema.json: rdp_orders description lacks %s", name)
+		}
+	}
+}
