@@ -31,10 +31,13 @@
 package attack
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -143,6 +146,9 @@ type spec struct {
 	// and the accountant's whole-run and one-trial ε.
 	setup func(o Options) (trialFunc, accounting, error)
 	note  string
+	// smoke: the audit also runs at smoke scale (a few per paper, so the
+	// package's tests stay within seconds).
+	smoke bool
 }
 
 type accounting struct {
@@ -177,7 +183,7 @@ func Run(paper string, o Options) ([]Row, error) {
 	}
 	var rows []Row
 	for _, s := range specs {
-		if o.Only != "" && !strings.Contains(s.id, o.Only) {
+		if o.Only != "" && !strings.Contains(s.id, o.Only) || scale == Smoke && !s.smoke {
 			continue
 		}
 		r, err := play(paper, s, o, scale)
@@ -250,4 +256,49 @@ func play(paper string, s spec, o Options, scale string) (Row, error) {
 		row.RefutesGDP = row.EpsGDPLo > row.Claimed
 	}
 	return row, nil
+}
+
+// MarshalJSON encodes the row with its json keys; a non-finite number
+// (an accountant's ε = ∞, a fit that does not apply) becomes the string
+// "+Inf" or "-Inf", or null for NaN, which encoding/json cannot write.
+func (r Row) MarshalJSON() ([]byte, error) {
+	v := reflect.ValueOf(r)
+	t := v.Type()
+	var b bytes.Buffer
+	b.WriteByte('{')
+	first := true
+	for i := 0; i < t.NumField(); i++ {
+		tag := t.Field(i).Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		f := v.Field(i)
+		if opts == "omitempty" && f.IsZero() {
+			continue
+		}
+		var val any = f.Interface()
+		if f.Kind() == reflect.Float64 {
+			x := f.Float()
+			switch {
+			case math.IsNaN(x):
+				val = nil
+			case math.IsInf(x, 1):
+				val = "+Inf"
+			case math.IsInf(x, -1):
+				val = "-Inf"
+			}
+		}
+		enc, err := json.Marshal(val)
+		if err != nil {
+			return nil, err
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		k, _ := json.Marshal(name)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(enc)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }

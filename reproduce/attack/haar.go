@@ -64,6 +64,7 @@ func init() {
 
 func registerHaar(level string, m haarMethod, sigma float64) {
 	s := spec{id: fmt.Sprintf("%s/%s/sigma=%g", level, m.name, sigma), delta: haarDelta,
+		smoke:  sigma == 3 && (level == "sample" || m.name != "wav_literal") || sigma == 1 && m.name == "vanilla" && level == "sample",
 		design: "multi-run game, white-box gradient canary (Nasr et al. 2023) on the all-ones direction, mixture-LR score, calibrated threshold, Clopper–Pearson"}
 	if level == "sample" {
 		s.algorithm = "DP-SGD (" + m.name + ")"

@@ -48,9 +48,10 @@ func init() {
 			threat:    fmt.Sprintf("curious server: the canary client's transmitted messages in the first %d round(s) (Algorithm 1's server receives each message and sees who transmits)", c.rounds),
 			design:    "multi-run game, white-box gradient canary (Nasr et al. 2023) on the all-ones direction at a client holding 31 real images, LLR score summed over rounds, calibrated threshold, Clopper–Pearson",
 			claimed:   normecEps, claimSource: "§6: ε = 8, δ = 1e-5 for the noise p·β·√(K ln(1/δ))/ε",
-			trials:    c.trials, calibration: c.calib,
-			gaussian:  c.p == 1, releases: normecRounds / c.rounds,
-			note: "the projection of a client's normalized message on the canary direction moves by 1 (the sensitivity the reports' accountants use); the real images' messages are orthogonal to it",
+			trials: c.trials, calibration: c.calib,
+			gaussian: c.p == 1, releases: normecRounds / c.rounds,
+			smoke: c.smokeRegistered,
+			note:  "the projection of a client's normalized message on the canary direction moves by 1 (the sensitivity the reports' accountants use); the real images' messages are orthogonal to it",
 		}
 		s.setup = func(o Options) (trialFunc, accounting, error) { return normecSetup(o, c, sigma) }
 		register("normec", s)

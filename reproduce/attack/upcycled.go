@@ -29,7 +29,7 @@ const (
 	upOutputLR   = 0.1
 	upObjLR      = 0.01
 	upProxMu     = 0.5
-	upCalibRuns  = 8   // noiseless runs that fix the score direction
+	upCalibRuns  = 8 // noiseless runs that fix the score direction
 	upBaseRounds = 80
 	upUpRounds   = 40
 )
@@ -65,8 +65,8 @@ func init() {
 			// The upload is a Gaussian release of a nearly deterministic
 			// clipped model (output perturbation); objective perturbation's
 			// noise is not Gaussian in the output.
-			gaussian: !c.objective, releases: c.rounds,
-			trials:   map[string]int{Smoke: 200, Default: 12000}, calibration: map[string]int{Smoke: 20, Default: 200},
+			gaussian: !c.objective, releases: c.rounds, smoke: true,
+			trials: map[string]int{Smoke: 200, Default: 12000}, calibration: map[string]int{Smoke: 20, Default: 200},
 		}
 		if c.objective {
 			s.trials = map[string]int{Smoke: 100, Default: 12000}
