@@ -302,3 +302,35 @@ func (r Row) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+// Columns are the keys of Table's rows, in display order.
+var Columns = []string{"id", "algorithm", "threat_model", "claimed_eps", "accountant_eps", "accountant_trial_eps", "eps_lb", "confidence",
+	"eps_lb_max", "budget_limited", "mu", "mu_lo", "mu_hi", "eps_gdp_lo", "refutes_claim", "refutes_claim_gdp", "trials", "calibration", "wall_seconds", "skipped"}
+
+// Table turns a paper's rows into an audit table (algorithms/audit.Table,
+// the form `fedrepro audit` and the reports print), so a report can show
+// the attacks beside the accountants' tables.
+func Table(paper string, rows []Row) audit.Table {
+	t := audit.Table{ID: "attack", Title: "Attacks on the training that was run: canary audits of " + paper + "'s private algorithms", Columns: Columns}
+	for _, r := range rows {
+		t.Rows = append(t.Rows, audit.Row{"id": r.ID, "algorithm": r.Algorithm, "threat_model": r.ThreatModel,
+			"claimed_eps": r.Claimed, "accountant_eps": r.Accountant, "accountant_trial_eps": r.AccountantTrial,
+			"eps_lb": r.EpsLB, "confidence": r.Confidence, "eps_lb_max": r.EpsLBMax, "budget_limited": r.BudgetLimited,
+			"mu": r.Mu, "mu_lo": r.MuLo, "mu_hi": r.MuHi, "eps_gdp_lo": r.EpsGDPLo, "refutes_claim": r.Refutes,
+			"refutes_claim_gdp": r.RefutesGDP, "trials": r.Trials, "calibration": r.Calibration, "wall_seconds": r.WallSeconds, "skipped": r.Skipped})
+	}
+	t.Notes = []string{
+		"Each row runs the paper's own training code on the real data, D with a null example and D′ with the canary; ε_lb is the Clopper–Pearson lower bound (95 %) of a threshold test chosen on separate calibration trials.",
+		"eps_lb_max is what an error-free test on the same trials gives (≈ ln(n/3.69)); budget_limited: the test made no false positive or negative, so ε_lb is the trial budget's, and more trials would raise it.",
+		"mu, mu_lo, mu_hi: the Gaussian fit of the scores where the canary is in every release (no subsampling); eps_gdp_lo: ε of μ_lo composed over the run's releases — an estimate under the Gaussian model, not a bound.",
+		"accountant_trial_eps: the accountant on what one trial observes; ε_lb above it would be a bug in the training code or the accountant (tested).",
+	}
+	n := 0
+	for _, r := range rows {
+		if r.Refutes {
+			n++
+		}
+	}
+	t.Verdict = fmt.Sprintf("%d of %d audits refute the claimed ε with 95%% confidence", n, len(rows))
+	return t
+}

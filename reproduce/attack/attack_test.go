@@ -283,3 +283,19 @@ func TestCanaryDirection(t *testing.T) {
 		}
 	}
 }
+
+// TestTable: the audit-table form carries every column for every row.
+func TestTable(t *testing.T) {
+	rows := []Row{{ID: "a", EpsLB: 2, Claimed: 1, Refutes: true}, {ID: "b", EpsLB: 0.5, Claimed: 1}}
+	tab := Table("p", rows)
+	if len(tab.Rows) != 2 || tab.Verdict != "1 of 2 audits refute the claimed ε with 95% confidence" {
+		t.Errorf("table %+v", tab)
+	}
+	for _, r := range tab.Rows {
+		for _, c := range Columns {
+			if _, ok := r[c]; !ok {
+				t.Errorf("row %v lacks %s", r["id"], c)
+			}
+		}
+	}
+}
