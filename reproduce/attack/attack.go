@@ -112,8 +112,13 @@ type Row struct {
 	EpsGDPLo float64 `json:"eps_gdp_lo"`
 	Releases int     `json:"releases"`
 	// RefutesGDP is EpsGDPLo > Claimed (an estimate, not a bound).
-	RefutesGDP  bool    `json:"refutes_claim_gdp"`
-	Trials      int     `json:"trials"`      // evaluation trials per side
+	RefutesGDP bool `json:"refutes_claim_gdp"`
+	// Canaries, Guesses, Correct: the one-run audit's m, r and v (0 for
+	// multi-run games).
+	Canaries    int     `json:"canaries"`
+	Guesses     int     `json:"guesses"`
+	Correct     int     `json:"correct"`
+	Trials      int     `json:"trials"`      // evaluation trials (runs for one-run audits) per side
 	Calibration int     `json:"calibration"` // calibration trials per side
 	TP          int     `json:"tp"`
 	FN          int     `json:"fn"`
@@ -146,6 +151,8 @@ type spec struct {
 	// and the accountant's whole-run and one-trial ε.
 	setup func(o Options) (trialFunc, accounting, error)
 	note  string
+	// oneRun, when set, replaces the multi-run game by a one-run audit.
+	oneRun func(o Options) (oneRunResult, accounting, error)
 	// smoke: the audit also runs at smoke scale (a few per paper, so the
 	// package's tests stay within seconds).
 	smoke bool
@@ -204,8 +211,17 @@ func play(paper string, s spec, o Options, scale string) (Row, error) {
 		Trials: s.trials[scale], Calibration: s.calibration[scale], Note: s.note,
 		Mu: math.NaN(), MuLo: math.NaN(), MuHi: math.NaN(), EpsGDPLo: math.NaN()}
 	start := time.Now()
-	trial, acc, err := s.setup(o)
 	var nd *ErrNoData
+	if s.oneRun != nil {
+		r, err := playOneRun(row, s, o)
+		if errors.As(err, &nd) {
+			row.Skipped = nd.Error()
+			return row, nil
+		}
+		r.WallSeconds = time.Since(start).Seconds()
+		return r, err
+	}
+	trial, acc, err := s.setup(o)
 	if errors.As(err, &nd) {
 		row.Skipped = nd.Error()
 		row.Accountant, row.AccountantTrial, row.EpsLB, row.EpsLBMax = math.NaN(), math.NaN(), math.NaN(), math.NaN()

@@ -41,7 +41,10 @@ type canaryModel struct {
 	dpfl.PerExample
 	dir   []float64 // unit canary direction
 	scale float64   // ‖canary gradient‖
-	buf   []float64
+	// dirs, when set, are the directions of many canaries (one-run
+	// audits): a canary row's second feature indexes its direction.
+	dirs [][]float64
+	buf  []float64
 }
 
 func newCanaryModel(m dpfl.PerExample, scale float64) *canaryModel {
@@ -64,13 +67,18 @@ func hasSentinel(b model.Batch) bool {
 	return false
 }
 
-// rowGrad overwrites g with the canary's or the null row's gradient.
-func (m *canaryModel) rowGrad(y int, g []float64) {
+// rowGrad overwrites g with the gradient of sentinel row x labelled y:
+// the canary's (label canaryLabel) or the null row's (zero).
+func (m *canaryModel) rowGrad(x []float64, y int, g []float64) {
 	if y != canaryLabel {
 		clear(g)
 		return
 	}
-	for k, v := range m.dir {
+	dir := m.dir
+	if m.dirs != nil {
+		dir = m.dirs[int(x[1])]
+	}
+	for k, v := range dir {
 		g[k] = m.scale * v
 	}
 }
@@ -81,7 +89,7 @@ func (m *canaryModel) PerExampleGrads(p []float64, b model.Batch, g []float64, l
 	np := m.NumParams()
 	for i := 0; i < b.N; i++ {
 		if isSentinel(b, i) {
-			m.rowGrad(b.Y[i], g[i*np:(i+1)*np])
+			m.rowGrad(b.Row(i), b.Y[i], g[i*np:(i+1)*np])
 			if loss != nil {
 				loss[i] = 0
 			}
@@ -125,6 +133,13 @@ func withSentinel(ds *data.Dataset, i, y int) *data.Dataset {
 	row[0] = sentinel
 	out.Y[i] = y
 	return out
+}
+
+// canaryRow is the sentinel row of canary j (one-run audits).
+func canaryRow(d, j int) []float64 {
+	x := make([]float64, d)
+	x[0], x[1] = sentinel, float64(j)
+	return x
 }
 
 // project is ⟨v, dir⟩.

@@ -64,21 +64,21 @@ func init() {
 
 func registerHaar(level string, m haarMethod, sigma float64) {
 	s := spec{id: fmt.Sprintf("%s/%s/sigma=%g", level, m.name, sigma), delta: haarDelta,
-		smoke:  sigma == 3 && (level == "sample" || m.name != "wav_literal") || sigma == 1 && m.name == "vanilla" && level == "sample",
+		smoke:  sigma == 3 && m.name != "vanilla" && (level == "sample" || m.name == "wav") || sigma == 1 && m.name == "vanilla" && level == "sample" || sigma == 3 && m.name == "vanilla" && level == "user",
 		design: "multi-run game, white-box gradient canary (Nasr et al. 2023) on the all-ones direction, mixture-LR score, calibrated threshold, Clopper–Pearson"}
 	if level == "sample" {
 		s.algorithm = "DP-SGD (" + m.name + ")"
 		s.threat = "white-box: every privatised lot gradient of the canary's client in round 1 (the releases the DP-SGD accountant composes)"
 		s.claimSource = "Lemma 2 / Figs 7–9: vanilla DP-SGD's ε at the nominal σ (RDP, q = 0.05, 400 steps)"
-		s.trials = map[string]int{Smoke: 60, Default: 3000}
-		s.calibration = map[string]int{Smoke: 20, Default: 200}
+		s.trials = map[string]int{Smoke: 60, Default: 1000}
+		s.calibration = map[string]int{Smoke: 20, Default: 100}
 		s.setup = func(o Options) (trialFunc, accounting, error) { return haarSampleSetup(o, m, sigma) }
 	} else {
 		s.algorithm = "DP-FedAvg (" + m.name + ")"
 		s.threat = "released global model after round 1 (the per-round release the DP-FedAvg accountant composes; participation hidden)"
 		s.claimSource = "Lemma 2 / Figs 10–12: vanilla DP-FedAvg's ε at the nominal z (RDP, q_c = 0.2, 30 rounds)"
-		s.trials = map[string]int{Smoke: 30, Default: 1000}
-		s.calibration = map[string]int{Smoke: 10, Default: 100}
+		s.trials = map[string]int{Smoke: 30, Default: 600}
+		s.calibration = map[string]int{Smoke: 10, Default: 60}
 		s.setup = func(o Options) (trialFunc, accounting, error) { return haarUserSetup(o, m, sigma) }
 	}
 	var err error
@@ -217,7 +217,7 @@ func haarSampleSetup(o Options, m haarMethod, sigma float64) (trialFunc, account
 	denom := q * float64(ds.N)
 	// The canary's shift of the projection and the noise's sd on it.
 	g := make([]float64, np)
-	cm.rowGrad(canaryLabel, g)
+	cm.rowGrad(canaryRow(ds.D, 0), canaryLabel, g)
 	mech.Clip(g, clip)
 	shift := project(g, cm.dir) / denom
 	sd := projectionNoise(rng.New(o.Seed, "attack", "haar", "sample", m.name, sigma, "noise"), 2000, np, cm.dir,
@@ -296,7 +296,7 @@ func haarUserSetup(o Options, m haarMethod, sigma float64) (trialFunc, accountin
 	cm := newCanaryModel(base, canaryScale)
 	den := haarUserQ * float64(nClients)
 	g := make([]float64, np)
-	cm.rowGrad(canaryLabel, g)
+	cm.rowGrad(canaryRow(d, 0), canaryLabel, g)
 	for i := range g {
 		g[i] = -g[i] // SGD moves against the gradient
 	}
