@@ -61,7 +61,7 @@ func init() {
 		c := c
 		s := spec{id: c.id, algorithm: c.algorithm, delta: upDelta, claimed: c.claimed, claimSource: c.source,
 			threat: "curious server: the canary client's upload in its first training round (every training round's upload is released to the server)",
-			design: "multi-run game on neighbouring datasets (replace-one: an outlier x* = R·e₁ labelled 1 vs 0 in the smallest client, R the norm among 3…1e4 that moves the noiseless upload most), projection on the noiseless models' difference, calibrated threshold, Clopper–Pearson",
+			design: "multi-run game on neighbouring datasets (replace-one: an outlier x* = R·v labelled 1 vs 0 in the smallest client, R ∈ [3, 1e4] and v ∈ {e₁, e₁ ⊥ the initial score directions} those that move the noiseless upload most), projection on the noiseless models' difference, calibrated threshold, Clopper–Pearson",
 			// The upload is a Gaussian release of a nearly deterministic
 			// clipped model (output perturbation); objective perturbation's
 			// noise is not Gaussian in the output.
@@ -95,6 +95,57 @@ func upAccounting(c upCase) (accounting, error) {
 	return a, err
 }
 
+// upDirections are the outlier directions the adversary tries: e₁, and
+// e₁ made orthogonal to the initial model's score directions w_c − w_0 —
+// there the first logits stay 0 whatever the norm, so the outlier's
+// gradient is not lost to a saturated (double) softmax before it has
+// pushed the model far past τ.
+func upDirections(m *model.LogReg, init []float64, d int) [][]float64 {
+	e1 := make([]float64, d)
+	e1[0] = 1
+	v := append([]float64(nil), e1...)
+	// Gram–Schmidt against each w_c − w_0 (weights are class blocks of d).
+	var basis [][]float64
+	for c := 1; c < m.Classes(); c++ {
+		u := make([]float64, d)
+		for j := range u {
+			u[j] = init[c*d+j] - init[j]
+		}
+		for _, b := range basis {
+			p := project(u, b)
+			for j := range u {
+				u[j] -= p * b[j]
+			}
+		}
+		var n float64
+		for _, x := range u {
+			n += x * x
+		}
+		if n == 0 {
+			continue
+		}
+		for j := range u {
+			u[j] /= math.Sqrt(n)
+		}
+		basis = append(basis, u)
+		p := project(v, u)
+		for j := range v {
+			v[j] -= p * u[j]
+		}
+	}
+	var n float64
+	for _, x := range v {
+		n += x * x
+	}
+	if n == 0 {
+		return [][]float64{e1}
+	}
+	for j := range v {
+		v[j] /= math.Sqrt(n)
+	}
+	return [][]float64{e1, v}
+}
+
 func upSetup(o Options, c upCase) (trialFunc, accounting, error) {
 	acc, err := upAccounting(c)
 	if err != nil {
@@ -110,10 +161,11 @@ func upSetup(o Options, c upCase) (trialFunc, accounting, error) {
 			ds = cl.Train
 		}
 	}
-	replace := func(norm float64, y int) *data.Dataset {
+	replace := func(dir []float64, norm float64, y int) *data.Dataset {
 		out := &data.Dataset{X: append([]float64(nil), ds.X...), Y: append([]int(nil), ds.Y...), N: ds.N, D: ds.D, Classes: ds.Classes}
-		clear(out.X[:ds.D])
-		out.X[0] = norm
+		for i, v := range dir {
+			out.X[i] = norm * v
+		}
 		out.Y[0] = y
 		return out
 	}
@@ -155,23 +207,25 @@ func upSetup(o Options, c upCase) (trialFunc, accounting, error) {
 	var d0, d1 *data.Dataset
 	best := -1.0
 	for _, norm := range upOutliers {
-		key := rng.New(o.Seed, "attack", "upcycled", c.id, "outlier")
-		a0, b0 := replace(norm, 0), replace(norm, 1)
-		a, err := run(a0, key, false)
-		if err != nil {
-			return nil, acc, err
-		}
-		a = append([]float64(nil), a...)
-		b, err := run(b0, key, false)
-		if err != nil {
-			return nil, acc, err
-		}
-		var dd float64
-		for i := range a {
-			dd += (a[i] - b[i]) * (a[i] - b[i])
-		}
-		if dd > best {
-			best, d0, d1 = dd, a0, b0
+		for _, dir := range upDirections(m, init, ds.D) {
+			key := rng.New(o.Seed, "attack", "upcycled", c.id, "outlier")
+			a0, b0 := replace(dir, norm, 0), replace(dir, norm, 1)
+			a, err := run(a0, key, false)
+			if err != nil {
+				return nil, acc, err
+			}
+			a = append([]float64(nil), a...)
+			b, err := run(b0, key, false)
+			if err != nil {
+				return nil, acc, err
+			}
+			var dd float64
+			for i := range a {
+				dd += (a[i] - b[i]) * (a[i] - b[i])
+			}
+			if dd > best {
+				best, d0, d1 = dd, a0, b0
+			}
 		}
 	}
 	// The score direction: the noiseless uploads' mean difference over
