@@ -73,6 +73,7 @@ func registerHaar(level string, m haarMethod, sigma float64) {
 		s.trials = map[string]int{Smoke: 60, Default: 1000}
 		s.calibration = map[string]int{Smoke: 20, Default: 100}
 		s.setup = func(o Options) (trialFunc, accounting, error) { return haarSampleSetup(o, m, sigma) }
+		s.note = "a trial is round 1 of the canary client's DP-SGD (20 lots, q = 0.05, the median-rule clip on the public split): its releases depend only on the initial model, its 500 images and its streams, as in the 20-client run; at most 1 − 0.95^20 = 64 % of D′ trials contain the canary, so an error-free test reaches ln(0.64·n/3.69), not ln(n/3.69)"
 	} else {
 		s.algorithm = "DP-FedAvg (" + m.name + ")"
 		s.threat = "released global model after round 1 (the per-round release the DP-FedAvg accountant composes; participation hidden)"
@@ -80,6 +81,7 @@ func registerHaar(level string, m haarMethod, sigma float64) {
 		s.trials = map[string]int{Smoke: 30, Default: 600}
 		s.calibration = map[string]int{Smoke: 10, Default: 60}
 		s.setup = func(o Options) (trialFunc, accounting, error) { return haarUserSetup(o, m, sigma) }
+		s.note = "a trial is round 1 of DP-FedAvg over 100 clients (10 × 64 images at smoke) with Bernoulli(0.2) participation; client 0 is the canary client (every row the canary: its clipped update is C along the canary direction) or its null twin (update 0); the canary takes part in at most 20 % of D′ trials, so an error-free test reaches ln(0.2·n/3.69)"
 	}
 	var err error
 	if s.claimed, err = haarNominal(level, sigma); err != nil {

@@ -72,6 +72,7 @@ func init() {
 			s.trials = map[string]int{Smoke: 100, Default: 12000}
 		}
 		s.setup = func(o Options) (trialFunc, accounting, error) { return upSetup(o, c) }
+		s.note = "a trial is the smallest Syn(iid) client's first training round (its upload depends only on the initial model, its data and its streams, as in the 30-client run); the score direction comes from noiseless runs on streams of their own"
 		register("upcycled", s)
 	}
 }
