@@ -100,8 +100,12 @@ func printAttack(w io.Writer, paper, scale string, rows []attack.Row) error {
 		case r.RefutesGDP:
 			ref = "estimate only"
 		}
+		cost := fmt.Sprintf("%d+%d", r.Trials, r.Calibration)
+		if r.Canaries > 0 {
+			cost = fmt.Sprintf("1+1 runs, %d canaries (%d/%d right)", r.Canaries, r.Correct, r.Guesses)
+		}
 		t.Add(r.ID, attackNum(r.Claimed), attackNum(r.Accountant), attackNum(r.AccountantTrial), fmt.Sprintf("%.3f", r.EpsLB), fmt.Sprintf("%.3f", r.EpsLBMax),
-			attackYesNo(r.BudgetLimited), mu, attackNum(r.EpsGDPLo), ref, fmt.Sprintf("%d+%d", r.Trials, r.Calibration), fmt.Sprintf("%.1f", r.WallSeconds))
+			attackYesNo(r.BudgetLimited), mu, attackNum(r.EpsGDPLo), ref, cost, fmt.Sprintf("%.1f", r.WallSeconds))
 	}
 	if err := t.Render(w); err != nil {
 		return err
@@ -118,7 +122,7 @@ func printAttack(w io.Writer, paper, scale string, rows []attack.Row) error {
 			fmt.Fprintf(w, "- %s — %s. Threat model: %s. Design: %s. Claimed: %s. Accountant: %s.\n", r.ID, r.Algorithm, r.ThreatModel, r.Design, r.ClaimSource, r.AccountantName)
 		}
 	}
-	fmt.Fprintln(w, "\ntrials = evaluation + calibration trials per side (D: null example, D′: canary); ε_lb max = the bound of an error-free test on those trials; budget-limited = no false positive or negative, so more trials would raise ε_lb.")
+	fmt.Fprintln(w, "\ntrials = evaluation + calibration trials per side (D: null example, D′: canary), or for one-run audits the calibration and evaluation runs with their canaries and correct guesses; ε_lb max = the bound of an error-free test (all guesses right) on the same budget; budget-limited = no false positive or negative (no wrong guess), so more trials (canaries) would raise ε_lb.")
 	return nil
 }
 
