@@ -399,11 +399,10 @@ func (g Game) decide(s0, s1 []float64) (Result, error) {
 		}
 		res.EpsilonGDP = e
 	}
-	if len(eval0) >= 2 && len(eval1) >= 2 {
-		f, err := GaussianFit(eval0, eval1, g.Confidence)
-		if err != nil {
-			return Result{}, err
-		}
+	// The fit is an estimate beside the bound: scores it cannot fit
+	// (infinite ones, too few) leave it NaN rather than fail the game.
+	res.Fit = Fit{Mu: math.NaN(), MuLo: math.NaN(), MuHi: math.NaN(), Confidence: g.Confidence}
+	if f, err := GaussianFit(eval0, eval1, g.Confidence); err == nil {
 		res.Fit = f
 	}
 	mx, err := MaxEpsilonLB(len(eval0), len(eval1), g.Delta, level)

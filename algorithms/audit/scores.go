@@ -69,8 +69,8 @@ func GaussianFit(s0, s1 []float64, conf float64) (Fit, error) {
 	}
 	nu := float64(n0 + n1 - 2)
 	sd := math.Sqrt(ss / nu)
-	if math.IsNaN(sd) || math.IsNaN(m0) || math.IsNaN(m1) {
-		return Fit{}, errors.New("Gaussian fit: NaN score")
+	if math.IsNaN(sd) || math.IsInf(sd, 0) || math.IsNaN(m0) || math.IsNaN(m1) || math.IsInf(m0, 0) || math.IsInf(m1, 0) {
+		return Fit{}, errors.New("Gaussian fit: scores not finite")
 	}
 	f := Fit{MeanD: m0, MeanDp: m1, SD: sd, Confidence: conf}
 	diff := m1 - m0

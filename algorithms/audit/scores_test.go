@@ -144,3 +144,18 @@ func TestCalibratedGame(t *testing.T) {
 		t.Error("calibrated game without calibration trials accepted")
 	}
 }
+
+// TestGameInfiniteScores: a game whose scores are infinite still gives
+// its Clopper–Pearson bound; only the fit is left NaN.
+func TestGameInfiniteScores(t *testing.T) {
+	g := Game{ID: "inf-scores", Seed: 1, Trials: 100, Delta: 1e-5}
+	res, err := g.Run(func(_ *rand.Rand, neighbour bool) float64 {
+		if neighbour {
+			return math.Inf(1)
+		}
+		return 0
+	})
+	if err != nil || !(res.EpsilonLB > 0) || !math.IsNaN(res.Fit.Mu) {
+		t.Errorf("ε_lb %v, fit %+v, %v", res.EpsilonLB, res.Fit, err)
+	}
+}

@@ -260,13 +260,16 @@ func play(paper string, s spec, o Options, scale string) (Row, error) {
 			f.Mu, f.MuLo, f.MuHi = -f.Mu, -f.MuHi, -f.MuLo
 		}
 		row.Mu, row.MuLo, row.MuHi, row.Releases = f.Mu, f.MuLo, f.MuHi, s.releases
-		if f.MuLo > 0 {
+		switch {
+		case math.IsNaN(f.MuLo):
+			row.EpsGDPLo = math.NaN()
+		case f.MuLo > 0:
 			e, err := audit.GDPEpsilon(f.MuLo, s.releases, s.delta)
 			if err != nil {
 				return row, err
 			}
 			row.EpsGDPLo = e
-		} else {
+		default:
 			row.EpsGDPLo = 0
 		}
 		row.RefutesGDP = row.EpsGDPLo > row.Claimed
