@@ -14,5 +14,11 @@
 //
 // res.EpsilonLB holds with probability res.Confidence; an ε_LB above a
 // paper's claimed ε refutes the claim. A bound far below the claim proves
-// nothing: lower bounds from a few thousand trials are weak.
+// nothing: lower bounds from a few thousand trials are weak. An error-free
+// test gives res.MaxEpsilonLB ≈ ln(n/3.69) for n trials per side whatever
+// the mechanism (res.BudgetLimited), and so does res.EpsilonGDP, which is
+// fitted to the same counts; res.Fit (GaussianFit) reads μ from the scores
+// themselves, with a confidence interval, and keeps moving with the noise.
+// Selection Calibrated chooses the test on separate calibration trials so
+// that every evaluation trial counts (reproduce/attack plays its games so).
 package audit

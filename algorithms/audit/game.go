@@ -64,12 +64,22 @@ const (
 	// advance (not derived from the scores), or the union bound does not
 	// apply.
 	Bonferroni
+	// Calibrated chooses threshold and direction on Game.Calibration
+	// separate trials per side (streams "calibration", i, side: no trial
+	// is used twice) and evaluates that one test on all Trials, so every
+	// evaluation trial counts and the confidence is exact for the chosen
+	// test. Cheap calibration, expensive evidence: the bound grows with
+	// Trials.
+	Calibrated
 )
 
 // String returns "split-half" or "bonferroni".
 func (s Selection) String() string {
-	if s == Bonferroni {
+	switch s {
+	case Bonferroni:
 		return "bonferroni"
+	case Calibrated:
+		return "calibrated"
 	}
 	return "split-half"
 }
@@ -88,6 +98,11 @@ type Game struct {
 	Confidence float64   // probability that the bound holds (default 0.95)
 	Selection  Selection // default SplitHalf
 	Thresholds []float64 // Bonferroni only
+	// Calibration is the number of calibration trials per side
+	// (Calibrated only; ≥ 1).
+	Calibration int
+
+	reverse bool // Calibrated: the direction chosen on the calibration trials
 }
 
 // Result is the outcome of a Game.
@@ -103,6 +118,18 @@ type Result struct {
 	Reverse   bool
 	Counts    Counts    // on the evaluation trials
 	Selection Selection // how Threshold was chosen
+	// Fit is the Gaussian fit of the evaluation scores (GaussianFit at the
+	// game's confidence): μ with its interval, an estimate that moves with
+	// the noise even when the threshold test separates perfectly.
+	Fit Fit
+	// MaxEpsilonLB is the bound an error-free test on the same number of
+	// evaluation trials would give: the most this trial budget can show.
+	MaxEpsilonLB float64
+	// BudgetLimited is true when EpsilonLB > 0 and the test made no false
+	// positive or no false negative (Saturated): the bound is then set by
+	// the trial count, and EpsilonGDP (fitted to the same counts) is the
+	// budget's value too, not the mechanism's.
+	BudgetLimited bool
 }
 
 // ResultColumns are the columns Result.Row fills, in display order.
@@ -137,6 +164,10 @@ func (g Game) withDefaults() (Game, error) {
 		if g.Trials < 1 || len(g.Thresholds) == 0 {
 			return g, fmt.Errorf("Bonferroni selection needs ≥ 1 trial per side and fixed thresholds (got %d, %d)", g.Trials, len(g.Thresholds))
 		}
+	case Calibrated:
+		if g.Trials < 2 || g.Calibration < 1 {
+			return g, fmt.Errorf("calibrated selection needs ≥ 2 trials and ≥ 1 calibration trial per side (got %d, %d)", g.Trials, g.Calibration)
+		}
 	default:
 		return g, fmt.Errorf("unknown selection %d", int(g.Selection))
 	}
@@ -152,11 +183,34 @@ func (g Game) stream(i int, neighbour bool) *rand.Rand {
 	return rng.New(g.Seed, "audit", g.ID, "trial", i, side).Rand()
 }
 
+// calStream returns the generator of calibration trial i on one side.
+func (g Game) calStream(i int, neighbour bool) *rand.Rand {
+	side := "D"
+	if neighbour {
+		side = "D'"
+	}
+	return rng.New(g.Seed, "audit", g.ID, "calibration", i, side).Rand()
+}
+
 // Run plays the game with a scalar mechanism.
 func (g Game) Run(m Mechanism) (Result, error) {
 	g, err := g.withDefaults()
 	if err != nil {
 		return Result{}, err
+	}
+	if g.Selection == Calibrated {
+		c0 := make([]float64, g.Calibration)
+		c1 := make([]float64, g.Calibration)
+		for i := range c0 {
+			c0[i] = m(g.calStream(i, false), false)
+			c1[i] = m(g.calStream(i, true), true)
+		}
+		t, rev, err := bestThreshold(c0, c1, g.Delta, g.Confidence)
+		if err != nil {
+			return Result{}, err
+		}
+		g.Thresholds = []float64{t}
+		g.reverse = rev
 	}
 	s0 := make([]float64, g.Trials)
 	s1 := make([]float64, g.Trials)
@@ -165,6 +219,65 @@ func (g Game) Run(m Mechanism) (Result, error) {
 		s1[i] = m(g.stream(i, true), true)
 	}
 	return g.decide(s0, s1)
+}
+
+// RunScores evaluates precomputed scores: s0[i] and s1[i] must be trial i
+// on D and D′, computed from the streams Stream(i, …) (and, for
+// Calibrated, c0/c1 from CalibrationStream); it is Run for callers that
+// schedule the trials themselves (e.g. on several workers).
+func (g Game) RunScores(c0, c1, s0, s1 []float64) (Result, error) {
+	g.Trials = len(s0)
+	if len(s1) != len(s0) {
+		return Result{}, fmt.Errorf("%d scores on D, %d on D′: want as many", len(s0), len(s1))
+	}
+	if g.Selection == Calibrated {
+		g.Calibration = len(c0)
+		if len(c1) != len(c0) {
+			return Result{}, fmt.Errorf("%d calibration scores on D, %d on D′: want as many", len(c0), len(c1))
+		}
+	}
+	g, err := g.withDefaults()
+	if err != nil {
+		return Result{}, err
+	}
+	if g.Selection == Calibrated {
+		t, rev, err := bestThreshold(c0, c1, g.Delta, g.Confidence)
+		if err != nil {
+			return Result{}, err
+		}
+		g.Thresholds = []float64{t}
+		g.reverse = rev
+	}
+	return g.decide(s0, s1)
+}
+
+// Stream is the generator of evaluation trial i (on D′ when neighbour).
+func (g Game) Stream(i int, neighbour bool) *rand.Rand { return g.stream(i, neighbour) }
+
+// CalibrationStream is the generator of calibration trial i.
+func (g Game) CalibrationStream(i int, neighbour bool) *rand.Rand { return g.calStream(i, neighbour) }
+
+// bestThreshold is the threshold and direction with the largest
+// Clopper–Pearson bound on the scores (ties: the first candidate).
+func bestThreshold(s0, s1 []float64, delta, conf float64) (float64, bool, error) {
+	for _, s := range append(append([]float64(nil), s0...), s1...) {
+		if math.IsNaN(s) {
+			return 0, false, errors.New("the mechanism's score is NaN")
+		}
+	}
+	best, bt, brev := math.Inf(-1), 0.0, false
+	for _, t := range candidates(s0, s1) {
+		for _, rev := range []bool{false, true} {
+			b, err := EpsilonLB(count(s0, s1, t, rev), delta, conf)
+			if err != nil {
+				return 0, false, err
+			}
+			if b.Epsilon > best {
+				best, bt, brev = b.Epsilon, t, rev
+			}
+		}
+	}
+	return bt, brev, nil
 }
 
 // RunVector plays the game with a vector mechanism of output length dim
@@ -257,11 +370,15 @@ func (g Game) decide(s0, s1 []float64) (Result, error) {
 		thresholds = g.Thresholds
 		k := float64(2 * len(thresholds))
 		level = 1 - (1-g.Confidence)/k
+	case Calibrated:
+		eval0, eval1 = s0, s1
+		thresholds = g.Thresholds
+		res.Reverse = g.reverse
 	}
 	best := math.Inf(-1)
 	for _, t := range thresholds {
 		for _, rev := range []bool{false, true} {
-			if g.Selection == SplitHalf && rev != res.Reverse {
+			if g.Selection != Bonferroni && rev != res.Reverse {
 				continue
 			}
 			c := count(eval0, eval1, t, rev)
@@ -282,5 +399,17 @@ func (g Game) decide(s0, s1 []float64) (Result, error) {
 		}
 		res.EpsilonGDP = e
 	}
+	// The fit is an estimate beside the bound: scores it cannot fit
+	// (infinite ones, too few) leave it NaN rather than fail the game.
+	res.Fit = Fit{Mu: math.NaN(), MuLo: math.NaN(), MuHi: math.NaN(), Confidence: g.Confidence}
+	if f, err := GaussianFit(eval0, eval1, g.Confidence); err == nil {
+		res.Fit = f
+	}
+	mx, err := MaxEpsilonLB(len(eval0), len(eval1), g.Delta, level)
+	if err != nil {
+		return Result{}, err
+	}
+	res.MaxEpsilonLB = mx
+	res.BudgetLimited = res.EpsilonLB > 0 && Saturated(res.Counts)
 	return res, nil
 }
