@@ -2,6 +2,7 @@ package convergence
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -64,11 +65,14 @@ type ReadingReport struct {
 	// counterexample when violated).
 	Worst *Eval `json:"worst,omitempty"`
 	// BelowTrivial counts evaluations whose bound is below the trivial value.
-	BelowTrivial int      `json:"below_trivial"`
-	Evaluations  int      `json:"evaluations"`
-	Modes        []string `json:"modes"`
-	Families     []string `json:"families_covered"`
-	Skipped      []string `json:"skipped,omitempty"`
+	BelowTrivial int `json:"below_trivial"`
+	// Degenerate counts search points skipped because their instance had
+	// no accurate unique solution (ErrDegenerate).
+	Degenerate  int      `json:"degenerate"`
+	Evaluations int      `json:"evaluations"`
+	Modes       []string `json:"modes"`
+	Families    []string `json:"families_covered"`
+	Skipped     []string `json:"skipped,omitempty"`
 }
 
 // Report is the audit of one claim.
@@ -94,6 +98,8 @@ func trivialValue(measure string, sym map[string]float64) float64 {
 		return sym["F0"]
 	case "dist":
 		return sym["R2"]
+	case "gradnorm":
+		return math.Sqrt(sym["G0"])
 	}
 	return sym["G0"]
 }
@@ -157,9 +163,12 @@ func Audit(c *Claim, o Options) (*Report, error) {
 	}
 	s := c.Search
 	scale := func(v, def int) int { return max(1, int(math.Round(float64(cmp0(v, def))*o.Budget))) }
-	b := Budget{Draws: scale(s.Draws, 8), Adversarial: scale(s.Adversarial, 24), MC: scale(s.MC, 64), Dim: cmp0(s.Dim, 2)}
-	if s.Adversarial < 0 {
+	b := Budget{Draws: scale(s.Draws, 8), Adversarial: scale(0, 24), MC: scale(s.MC, 64), Dim: cmp0(s.Dim, 2)}
+	if s.Adversarial != nil {
 		b.Adversarial = 0
+		if *s.Adversarial > 0 {
+			b.Adversarial = scale(*s.Adversarial, 24)
+		}
 	}
 	fams := s.Families
 	if len(o.Families) > 0 {
@@ -229,6 +238,10 @@ func Audit(c *Claim, o Options) (*Report, error) {
 						th[i] = r.Float64()
 					}
 					ev, err := c.evaluate(rd, pt, spec(th, j), o, b.MC)
+					if errors.Is(err, ErrDegenerate) {
+						rr.Degenerate++
+						continue
+					}
 					if err != nil {
 						return nil, fmt.Errorf("%s: %s at %s: %w", c.ID, fam, fmtPoint(pt), err)
 					}
@@ -248,6 +261,10 @@ func Audit(c *Claim, o Options) (*Report, error) {
 						return 0
 					}
 					ev, err := c.evaluate(rd, pt, spec(clamp01(th), bestJ), o, b.MC)
+					if errors.Is(err, ErrDegenerate) {
+						rr.Degenerate++
+						return 0
+					}
 					if err != nil {
 						ferr = err
 						return 0
@@ -382,7 +399,7 @@ func fmtPoint(p map[string]float64) string {
 
 func (c *Claim) quantityText() string {
 	q := c.Quantity
-	m := map[string]string{"gap": "E f(x) − f*", "dist": "E‖x − x*‖²", "grad": "E‖∇f(x)‖²"}[q.Measure.S]
+	m := map[string]string{"gap": "E f(x) − f*", "dist": "E‖x − x*‖²", "grad": "E‖∇f(x)‖²", "gradnorm": "E‖∇f(x)‖"}[q.Measure.S]
 	switch q.Over.S {
 	case "last":
 		return m + " at x_" + c.Horizon

@@ -45,9 +45,7 @@ type Claim struct {
 	Grid     map[string][]float64 `yaml:"grid"`
 	Readings []Reading            `yaml:"readings"`
 	Search   Search               `yaml:"search"`
-	// Expect is what the claim file's author expects the audit to find
-	// (documentation; the verdict is computed, never read from here).
-	Notes []string `yaml:"notes"`
+	Notes    []string             `yaml:"notes"`
 
 	file string
 }
@@ -90,7 +88,8 @@ type Class struct {
 
 // Quantity is what the theorem bounds.
 type Quantity struct {
-	// Measure: gap (E f(x) − f*), dist (E‖x − x*‖²), grad (E‖∇f(x)‖²).
+	// Measure: gap (E f(x) − f*), dist (E‖x − x*‖²), grad (E‖∇f(x)‖²),
+	// gradnorm (E‖∇f(x)‖, unsquared).
 	Measure Text `yaml:"measure"`
 	// Over: last (x_T), average (E of the measure at the weighted average
 	// iterate Σ w_t x_t / Σ w_t), min (min_t of E of the measure), mean
@@ -118,8 +117,9 @@ type Search struct {
 	Families []string `yaml:"families"`
 	Dim      int      `yaml:"dim"`
 	Draws    int      `yaml:"draws"`
-	// Adversarial is the number of Nelder–Mead evaluations after the draws.
-	Adversarial int `yaml:"adversarial"`
+	// Adversarial is the number of Nelder–Mead evaluations after the draws
+	// (default 24; 0 for none).
+	Adversarial *int `yaml:"adversarial"`
 	// MC is the number of Monte-Carlo replicates when expectations are not exact.
 	MC int `yaml:"mc"`
 }
@@ -192,7 +192,7 @@ var (
 	Convexities    = []string{"strongly-convex", "convex", "nonconvex"}
 	Heterogeneity  = []string{"none", "uniform", "any"}
 	Noises         = []string{"none", "bounded-variance"}
-	Measures       = []string{"gap", "dist", "grad"}
+	Measures       = []string{"gap", "dist", "grad", "gradnorm"}
 	Overs          = []string{"last", "average", "min", "mean"}
 	FamilyNames    = []string{"quadratic", "huber", "logistic", "piecewise", "cosine"}
 	ConstantNames  = []string{"L", "mu", "sigma2", "zeta2"}
@@ -311,6 +311,9 @@ func (c *Claim) validate() error {
 		if !slices.Contains(FamilyNames, f) {
 			return lineErr(0, "search.families: unknown family %q (want %s)", f, strings.Join(FamilyNames, ", "))
 		}
+	}
+	if s := c.Search; s.Dim < 0 || s.Dim > 8 || s.Draws < 0 || s.MC < 0 || s.MC == 1 || (s.Adversarial != nil && *s.Adversarial < 0) {
+		return lineErr(0, "search: dim in [1, 8], draws ≥ 1, adversarial ≥ 0 and mc ≥ 2 (got dim %d, draws %d, mc %d)", s.Dim, s.Draws, s.MC)
 	}
 	names := map[string]bool{}
 	for _, r := range c.Readings {

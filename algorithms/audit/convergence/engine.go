@@ -150,6 +150,10 @@ func (rn *runner) measureAt(x []float64) float64 {
 		return rn.in.F(x) - rn.in.FStar
 	case "dist":
 		return dist2(x, rn.in.XStar)
+	case "gradnorm":
+		g := make([]float64, len(x))
+		rn.in.GradF(x, g)
+		return math.Sqrt(dot(g, g))
 	default:
 		g := make([]float64, len(x))
 		rn.in.GradF(x, g)
@@ -164,7 +168,8 @@ func (rn *runner) withRepl() bool {
 
 // measure runs the method and returns the quantity, exactly when it can.
 func (rn *runner) measure() (Measurement, error) {
-	if rn.in.Quad != nil && rn.m.Affine {
+	// E‖∇f‖ (unsquared) is not a function of the first two moments.
+	if rn.in.Quad != nil && rn.m.Affine && rn.c.Quantity.Measure.S != "gradnorm" {
 		ms, err := rn.exact()
 		if err == nil {
 			return ms, nil
@@ -213,8 +218,10 @@ func (rn *runner) combine(perT []float64, avgVal float64, w map[int]float64, s f
 		return m
 	default:
 		v := 0.0
-		for t, wt := range w {
-			v += wt * perT[t]
+		for t := 0; t < len(perT); t++ { // in step order: sums are reproducible
+			if wt, ok := w[t]; ok {
+				v += wt * perT[t]
+			}
 		}
 		return v / s
 	}
@@ -259,7 +266,10 @@ func (rn *runner) exact() (Measurement, error) {
 	M.Outer(1, m, m)
 	glob := rn.globalQuad()
 	perT := make([]float64, rn.res.T+1)
-	perT[0] = rn.quadMeasure(glob, px, m, M, ns)
+	_, need0 := w[0]
+	if need0 {
+		perT[0] = rn.quadMeasure(glob, px, m, M, ns)
+	}
 	g2 := 0.0
 	k := 0
 	rs := rng.New(rn.seed, "exact", "affinity-check").Rand()
@@ -308,7 +318,9 @@ func (rn *runner) exact() (Measurement, error) {
 			}
 		}
 		m, M = nm, nM
-		perT[t+1] = rn.quadMeasure(glob, px, m, M, ns)
+		if _, ok := w[t+1]; ok && !avg {
+			perT[t+1] = rn.quadMeasure(glob, px, m, M, ns)
+		}
 	}
 	avgVal := math.NaN()
 	if avg {
@@ -581,10 +593,14 @@ func (rn *runner) monteCarlo() (Measurement, error) {
 	}
 	one := func(rep int) (runOut, bool) {
 		random := false
+		selR := rng.New(rn.seed, "mc", rep, "select").Rand()
+		tape := &countTape{r: rng.New(rn.seed, "mc", rep, "noise").Rand()}
 		st := rn.m.Init(in, rn.env(&vecTape{}))
 		perT := make([]float64, rn.res.T+1)
 		x := rn.m.Iterate(st, d, n)
-		perT[0] = rn.measureAt(x)
+		if _, ok := w[0]; ok {
+			perT[0] = rn.measureAt(x)
+		}
 		acc := make([]float64, d)
 		if rn.c.Quantity.Over.S == "average" {
 			for i := range acc {
@@ -599,9 +615,8 @@ func (rn *runner) monteCarlo() (Measurement, error) {
 				sel = all(n)
 			} else {
 				random = true
-				sel = sampleSel(n, k, rn.withRepl(), rng.New(rn.seed, "mc", rep, "step", t, "select").Rand())
+				sel = sampleSel(n, k, rn.withRepl(), selR)
 			}
-			tape := &countTape{r: rng.New(rn.seed, "mc", rep, "step", t, "noise").Rand()}
 			e := rn.env(tape)
 			if rn.needG2 {
 				gi := make([]float64, d)
@@ -620,7 +635,9 @@ func (rn *runner) monteCarlo() (Measurement, error) {
 					return runOut{}, random
 				}
 			}
-			perT[t+1] = rn.measureAt(x)
+			if _, ok := w[t+1]; ok && rn.c.Quantity.Over.S != "average" {
+				perT[t+1] = rn.measureAt(x)
+			}
 			if wt := w[t+1]; rn.c.Quantity.Over.S == "average" && wt > 0 {
 				for i := range acc {
 					acc[i] += wt * x[i]

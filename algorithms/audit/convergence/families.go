@@ -209,7 +209,7 @@ func Generate(s InstanceSpec) (*Instance, error) {
 			in.Zeta2Cert = math.Inf(1)
 			var ch mat.Cholesky
 			if !ch.Factorize(abar) {
-				return nil, fmt.Errorf("instance quadratic: singular global Hessian")
+				return nil, fmt.Errorf("%w: instance quadratic: singular global Hessian", ErrDegenerate)
 			}
 			xs := mat.NewVecDense(d, nil)
 			if err := ch.SolveVecTo(xs, mat.NewVecDense(d, bbar)); err != nil {

@@ -214,6 +214,14 @@ type Resolved struct {
 	Weight   *program
 	From, To int
 	T        int
+
+	stepEnv map[string]any // reused by stepParam and weight (single goroutine)
+	memo    map[stepKey]float64
+}
+
+type stepKey struct {
+	name string
+	t, r int
 }
 
 // resolve evaluates reading rd at grid point g with the instance's
@@ -374,18 +382,32 @@ func (r *Resolved) stepParam(name string, t, rr int) float64 {
 	if !ok {
 		return math.NaN()
 	}
-	env := anyEnv(r.Env)
+	k := stepKey{name, t, rr}
+	if v, ok := r.memo[k]; ok {
+		return v
+	}
+	if r.memo == nil {
+		r.memo = map[stepKey]float64{}
+	}
+	if r.stepEnv == nil {
+		r.stepEnv = anyEnv(r.Env)
+	}
+	env := r.stepEnv
 	env["t"], env["r"] = float64(t), float64(rr)
 	x, err := p.eval(env)
 	if err != nil {
-		return math.NaN()
+		x = math.NaN()
 	}
+	r.memo[k] = x
 	return x
 }
 
 // weight evaluates the averaging weight at step t.
 func (r *Resolved) weight(t int) float64 {
-	env := anyEnv(r.Env)
+	if r.stepEnv == nil {
+		r.stepEnv = anyEnv(r.Env)
+	}
+	env := r.stepEnv
 	env["t"], env["r"] = float64(t), float64(t)
 	x, err := r.Weight.eval(env)
 	if err != nil {

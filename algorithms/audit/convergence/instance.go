@@ -1,6 +1,7 @@
 package convergence
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -144,10 +145,15 @@ func (in *Instance) Certify(convexity, heterogeneity string, k map[string]float6
 	g := make([]float64, in.Dim)
 	in.GradF(in.XStar, g)
 	if n := math.Sqrt(dot(g, g)); n > 1e-7*math.Max(1, L*math.Sqrt(dist2(in.X0, in.XStar))) {
-		return fmt.Errorf("instance %s: ‖∇f(x*)‖ = %.3g, the solution is not accurate", in.Family, n)
+		return fmt.Errorf("%w: instance %s: ‖∇f(x*)‖ = %.3g, the solution is not accurate (flat or ill-conditioned)", ErrDegenerate, in.Family, n)
 	}
 	return nil
 }
+
+// ErrDegenerate marks a search point whose instance has no accurate
+// unique solution (e.g. collinear logistic data with μ = 0); the search
+// skips and counts it. Any other certification failure is a bug.
+var ErrDegenerate = errors.New("degenerate instance")
 
 // QuadObj is f(x) = ½xᵀAx − bᵀx + k.
 type QuadObj struct {
@@ -219,6 +225,31 @@ func (h *huberObj) Grad(x, g []float64) {
 	matVec(h.P, x, g)
 	for i := range g {
 		g[i] += s * h.u[i]
+	}
+}
+
+// hessianer is an objective with an exact Hessian (Newton in argmin).
+type hessianer interface {
+	Hessian(x []float64, h *mat.SymDense)
+}
+
+func isHessianer(o Objective) bool { _, ok := o.(hessianer); return ok }
+
+// Hessian writes (1/m)Σ σ(z)(1 − σ(z)) a aᵀ + μI.
+func (l *logObj) Hessian(x []float64, h *mat.SymDense) {
+	d := len(x)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			v := 0.0
+			if i == j {
+				v = l.mu
+			}
+			h.SetSym(i, j, v)
+		}
+	}
+	for _, a := range l.a {
+		s := sigmoid(dot(a, x))
+		h.SymRankOne(h, s*(1-s)/float64(len(l.a)), mat.NewVecDense(d, a))
 	}
 }
 
@@ -447,7 +478,10 @@ func argmin(o Objective, x0 []float64) []float64 {
 			break
 		}
 		h := mat.NewSymDense(d, nil)
-		for j := 0; j < d; j++ {
+		if ho, ok := o.(hessianer); ok {
+			ho.Hessian(x, h)
+		}
+		for j := 0; j < d && !isHessianer(o); j++ {
 			e := 1e-6 * math.Max(1, math.Abs(x[j]))
 			x[j] += e
 			o.Grad(x, gp)

@@ -104,7 +104,7 @@ func roundSampled(t int, e *Env) int {
 }
 
 func copyInit(in *Instance, _ *Env) []float64 { return append([]float64(nil), in.X0...) }
-func first(st []float64, d, _ int) []float64 { return st[:d] }
+func first(st []float64, d, _ int) []float64  { return st[:d] }
 func all(n int) []int {
 	s := make([]int, n)
 	for i := range s {
@@ -139,8 +139,8 @@ var Methods = map[string]*Method{
 		},
 	},
 	"local-sgd": {
-		Name: "local-sgd", Summary: "local SGD, one engine step per local step, averaging every H steps; measured at the virtual average",
-		Params: []string{"lr", "H"}, Required: []string{"lr", "H"}, Affine: true,
+		Name: "local-sgd", Summary: "local SGD, one engine step per local step, averaging after step t when (t + 1 + offset) mod H = 0; measured at the virtual average",
+		Params: []string{"lr", "H", "offset"}, Required: []string{"lr", "H"}, Affine: true,
 		StateDim: func(d, n int) int { return n * d },
 		Init: func(in *Instance, _ *Env) []float64 {
 			var s []float64
@@ -172,7 +172,7 @@ var Methods = map[string]*Method{
 					out[i*d+j] = st[i*d+j] - lr*g[j]
 				}
 			}
-			if (t+1)%max(H, 1) == 0 {
+			if (t+1+intP(e, "offset", 0))%max(H, 1) == 0 {
 				m := make([]float64, d)
 				for i := 0; i < n; i++ {
 					for j := 0; j < d; j++ {
