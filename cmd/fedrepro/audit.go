@@ -46,6 +46,9 @@ type auditReport struct {
 }
 
 func runAudit(args []string, stdout, stderr io.Writer) error {
+	if handled, err := auditConvergence(args, stdout, stderr); handled { // convergence claims: audit_conv.go
+		return err
+	}
 	fs := newFlagSet("audit", stderr)
 	paper := fs.String("paper", "", "paper to audit (one of "+strings.Join(knownPapers, ", ")+"); or give --claim or --library")
 	claimArg := fs.String("claim", "", "claim file to audit (FILE.yaml), or the id of a built-in claim")

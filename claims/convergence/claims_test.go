@@ -1,0 +1,367 @@
+package convergence
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	conv "github.com/fedrepro/fedrepro/algorithms/audit/convergence"
+	"github.com/fedrepro/fedrepro/internal/goldenflag"
+	"github.com/fedrepro/fedrepro/proofs"
+	"github.com/fedrepro/fedrepro/reproduce/gate"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+)
+
+const goldenDir = "../../golden/convergence"
+
+func toJSONValue(t *testing.T, name string, src []byte) any {
+	t.Helper()
+	var y any
+	if err := yaml.Unmarshal(src, &y); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	b, err := json.Marshal(y)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return v
+}
+
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open("schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatalf("schema.json: %v", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("schema.json")
+	if err != nil {
+		t.Fatalf("schema.json does not compile: %v", err)
+	}
+	return s
+}
+
+// TestSchema validates every shipped file against schema.json, and checks
+// that the schema and the decoder both reject plausible mistakes.
+func TestSchema(t *testing.T) {
+	s := compileSchema(t)
+	for _, id := range IDs() {
+		src, _ := Source(id)
+		if err := s.Validate(toJSONValue(t, id, src)); err != nil {
+			t.Errorf("%s.yaml does not validate against schema.json: %v", id, err)
+		}
+	}
+	base, _ := Source("drori2014-gd-tight")
+	for _, m := range []struct{ name, from, to string }{
+		{"unknown key", "  noise: none\n", "  noise: none\n  colour: red\n"},
+		{"unknown method", "name: gd", "name: gradient-descent"},
+		{"unknown convexity", "convexity: convex", "convexity: convexish"},
+		{"unknown measure", "measure: gap", "measure: loss"},
+		{"wrong format", "fedrepro-convergence/1", "fedrepro-convergence/2"},
+		{"grid of text", "T: [1, 2, 5, 10]", "T: [one, two]"},
+		{"unknown family", "families: [quadratic, huber, logistic, piecewise]", "families: [quadratic, hubber]"},
+		{"negative L", "constants: {L: 1}", "constants: {L: -1}"},
+	} {
+		bad := strings.Replace(string(base), m.from, m.to, 1)
+		if bad == string(base) {
+			t.Fatalf("%s: mutation %q not applied", m.name, m.from)
+		}
+		if err := s.Validate(toJSONValue(t, m.name, []byte(bad))); err == nil {
+			t.Errorf("%s: schema.json accepts it", m.name)
+		}
+		if m.name == "negative L" {
+			continue // the decoder accepts any L; instances then fail to certify
+		}
+		if _, err := conv.Decode("x.yaml", []byte(bad)); err == nil {
+			t.Errorf("%s: the decoder accepts it", m.name)
+		}
+	}
+}
+
+// TestLoad decodes every claim; ids equal file names; the library holds
+// at least eight claims of papers fedrepro does not reproduce.
+func TestLoad(t *testing.T) {
+	for _, id := range IDs() {
+		c, err := Load(id)
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		if c.ID != id {
+			t.Errorf("%s.yaml declares id %q", id, c.ID)
+		}
+	}
+	if n := len(Library()); n < 8 {
+		t.Errorf("library has %d claims, want ≥ 8", n)
+	}
+	if _, err := Load("nope"); err == nil {
+		t.Error("unknown id loads")
+	}
+}
+
+var (
+	reportsOnce sync.Once
+	reports     map[string]*conv.Report
+	reportsErr  error
+)
+
+// auditAll audits every claim once per test binary, two at a time.
+func auditAll(t *testing.T) map[string]*conv.Report {
+	t.Helper()
+	reportsOnce.Do(func() {
+		reports, reportsErr = auditIDs(IDs(), func(c *conv.Claim) {})
+	})
+	if reportsErr != nil {
+		t.Fatal(reportsErr)
+	}
+	return reports
+}
+
+// auditIDs audits claims (after edit) with the default seed, two at a time.
+func auditIDs(ids []string, edit func(c *conv.Claim)) (map[string]*conv.Report, error) {
+	out := map[string]*conv.Report{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var first error
+	sem := make(chan struct{}, 2)
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c, err := Load(id)
+			var r *conv.Report
+			if err == nil {
+				edit(c)
+				r, err = conv.Audit(c, conv.Options{Seed: proofs.DefaultSeed})
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil {
+				first = err
+			}
+			out[id] = r
+		}()
+	}
+	wg.Wait()
+	return out, first
+}
+
+// golden is the gated view of a report: verdicts, the worst instance's
+// numbers, what was covered and the budget.
+func golden(r *conv.Report) any {
+	type rd struct {
+		Reading      string   `json:"reading"`
+		Verdict      string   `json:"verdict"`
+		WorstRatio   any      `json:"worst_ratio"`
+		Measured     float64  `json:"measured"`
+		Lower        float64  `json:"lower"`
+		Bound        float64  `json:"bound"`
+		Family       string   `json:"family"`
+		Mode         string   `json:"mode"`
+		Evaluations  int      `json:"evaluations"`
+		BelowTrivial int      `json:"below_trivial"`
+		Families     []string `json:"families"`
+		Skipped      int      `json:"skipped"`
+		Degenerate   int      `json:"degenerate"`
+	}
+	out := struct {
+		Verdict  string      `json:"verdict"`
+		Readings []rd        `json:"readings"`
+		Budget   conv.Budget `json:"budget"`
+	}{Verdict: r.Verdict, Budget: r.Budget}
+	for _, x := range r.Readings {
+		v := rd{Reading: x.Reading, Verdict: x.Verdict, Evaluations: x.Evaluations, BelowTrivial: x.BelowTrivial, Families: x.Families, Skipped: len(x.Skipped), Degenerate: x.Degenerate}
+		if w := x.Worst; w != nil {
+			v.WorstRatio, v.Measured, v.Lower, v.Bound, v.Family, v.Mode = float64(w.Ratio), w.Measured.Value, w.Measured.Lower, w.Bound, w.Family, w.Measured.Mode
+			if math.IsInf(float64(w.Ratio), 0) {
+				v.WorstRatio = "inf"
+			}
+		}
+		out.Readings = append(out.Readings, v)
+	}
+	return out
+}
+
+// TestGolden audits every claim and compares its verdicts and worst
+// instances with golden/convergence/<id>.json (the exact tier); -update
+// records them and regenerates README.md's verdict table.
+func TestGolden(t *testing.T) {
+	if testing.Short() {
+		t.Skip("audits every convergence claim")
+	}
+	reps := auditAll(t)
+	for _, id := range IDs() {
+		if _, err := json.Marshal(reps[id]); err != nil {
+			t.Errorf("%s: the report does not encode as JSON: %v", id, err)
+		}
+	}
+	if *goldenflag.Update {
+		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range IDs() {
+			snap := &gate.AuditSnapshot{SchemaVersion: gate.SchemaVersion, Paper: id, Platform: gate.Platform(), Values: gate.Flatten("", golden(reps[id]))}
+			if err := gate.WriteAudits(filepath.Join(goldenDir, id+".json"), snap); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := writeTable(reps); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	ents, _ := filepath.Glob(filepath.Join(goldenDir, "*.json"))
+	if len(ents) != len(IDs()) {
+		t.Errorf("%s holds %d goldens for %d claim files: re-record with go test ./claims/convergence -update", goldenDir, len(ents), len(IDs()))
+	}
+	for _, id := range IDs() {
+		path := filepath.Join(goldenDir, id+".json")
+		g, err := gate.ReadAudits(path)
+		if err != nil {
+			t.Errorf("%v (record it with go test ./claims/convergence -update)", err)
+			continue
+		}
+		tol, note := gate.TolFor(g.Platform)
+		if diffs := gate.CompareNamed(g.Values, gate.Flatten("", golden(reps[id])), tol); len(diffs) > 0 {
+			t.Errorf("claim %s (%s): %d values differ from %s:\n%s", id, note, len(diffs), path, gate.NamedTable(diffs, 40))
+		}
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err := splice(string(readme), table(reps)); err != nil || want != string(readme) {
+		t.Errorf("README.md's verdict table is stale (%v): re-record with go test ./claims/convergence -update", err)
+	}
+}
+
+const beginMark, endMark = "<!-- verdicts:begin -->", "<!-- verdicts:end -->"
+
+// table is the Markdown verdict table of every claim.
+func table(reps map[string]*conv.Report) string {
+	var b strings.Builder
+	b.WriteString("| claim | method | verdict | worst measured/bound | families covered | budget |\n|---|---|---|---|---|---|\n")
+	for _, id := range IDs() {
+		r := reps[id]
+		worst := "–"
+		var fams []string
+		seen := map[string]bool{}
+		ratio := math.Inf(-1)
+		for _, x := range r.Readings {
+			if x.Worst != nil {
+				ratio = math.Max(ratio, float64(x.Worst.Ratio))
+			}
+			for _, f := range x.Families {
+				if !seen[f] {
+					seen[f] = true
+					fams = append(fams, f)
+				}
+			}
+		}
+		if !math.IsInf(ratio, -1) {
+			worst = fmt.Sprintf("%.4g", ratio)
+		}
+		bud := r.Budget
+		fmt.Fprintf(&b, "| `%s` | %s | **%s** | %s | %s | %d points × (%d draws + %d adversarial), MC %d, d = %d: %d evaluations |\n",
+			id, r.Algorithm, r.Verdict, worst, strings.Join(fams, ", "), bud.GridPoints, bud.Draws, bud.Adversarial, bud.MC, bud.Dim, bud.Evaluations)
+	}
+	return b.String()
+}
+
+func splice(doc, tbl string) (string, error) {
+	i, j := strings.Index(doc, beginMark), strings.Index(doc, endMark)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("README.md lacks the %s … %s markers", beginMark, endMark)
+	}
+	return doc[:i+len(beginMark)] + "\n" + tbl + doc[j:], nil
+}
+
+func writeTable(reps map[string]*conv.Report) error {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		return err
+	}
+	out, err := splice(string(b), table(reps))
+	if err != nil {
+		return err
+	}
+	return os.WriteFile("README.md", []byte(out), 0o644)
+}
+
+// TestPlantedError halves every library bound in memory (the bound times
+// ½, i.e. its leading constant halved) and audits again with the same
+// budget. The search path is invariant to a constant factor on the bound,
+// so the halved claim must be violated wherever the original's worst
+// instance had a lower confidence limit above half the bound, and cannot
+// be where every measured/bound stayed below ½. The log lists which flip.
+func TestPlantedError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("audits every library claim twice")
+	}
+	base := auditAll(t)
+	var ids []string
+	for _, id := range Library() {
+		if base[id].Verdict != conv.Violated {
+			ids = append(ids, id)
+		}
+	}
+	halve := func(v conv.Value) conv.Value {
+		return conv.Value{Formula: "0.5*(" + v.String() + ")", Set: true, Line: v.Line}
+	}
+	planted, err := auditIDs(ids, func(c *conv.Claim) {
+		c.Bound = halve(c.Bound)
+		for i := range c.Readings {
+			if c.Readings[i].Bound.Set {
+				c.Readings[i].Bound = halve(c.Readings[i].Bound)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := 0
+	for _, id := range ids {
+		hi, lo := 0.0, math.Inf(1) // worst measured/bound and its lower confidence ratio
+		for _, x := range base[id].Readings {
+			if w := x.Worst; w != nil && w.Bound > 0 {
+				hi = math.Max(hi, float64(w.Ratio))
+				lo = math.Min(lo, w.Measured.Lower/w.Bound)
+			}
+		}
+		got := planted[id].Verdict
+		if got == conv.Violated {
+			flipped++
+		}
+		switch {
+		case lo > 0.5 && got != conv.Violated:
+			t.Errorf("%s: worst lower ratio %.4g > ½ but the halved bound is %s", id, lo, got)
+		case hi < 0.5 && got == conv.Violated:
+			t.Errorf("%s: every ratio stayed below ½ (%.4g) yet the halved bound is violated", id, hi)
+		}
+		t.Logf("%-34s worst ratio %.4g → halved bound: %s", id, hi, got)
+	}
+	if flipped == 0 {
+		t.Error("no planted error was detected")
+	}
+}
