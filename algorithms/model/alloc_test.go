@@ -31,6 +31,7 @@ func TestNoAllocationsAfterWarmUp(t *testing.T) {
 			call{name + ".LossGrad", func() { m.LossGrad(p, b, grad, r) }},
 			call{name + ".LossGrad(no grad)", func() { m.LossGrad(p, b, nil, nil) }},
 			call{name + ".Predict", func() { m.Predict(p, b, out) }},
+			call{name + ".ClippedGradSum", func() { m.(ClippedSummer).ClippedGradSum(p, b, 0.5, grad, ls, r) }},
 		)
 	}
 	for _, c := range calls {

@@ -29,6 +29,7 @@ type LogReg struct {
 	// a gathered batch for GradRows with more classes.
 	wd, sc, bx []float64
 	by         []int
+	dl         []float64 // N×classes: head gradients of ClippedGradSum
 }
 
 // NewLogReg returns a logistic regression of inputDim features and classes
