@@ -90,35 +90,45 @@ func dotProducts(alpha float64, a, b, c blas64.General, k int) {
 	m, n := c.Rows, c.Cols
 	k4 := k &^ 3
 	var acc [8][4]float64
-	for i0 := 0; i0 < m; i0 += 4 {
-		var ar [4][]float64
-		for r := range ar {
-			i := min(i0+r, m-1)
-			ar[r] = a.Data[i*a.Stride : i*a.Stride+k]
-		}
+	// A panel of up to dotPanelRows rows of A stays in the L2 cache while
+	// every pair of rows of B, read from L1, meets its blocks of 4 rows:
+	// B is streamed once per panel instead of once per 4 rows.
+	for p0 := 0; p0 < m; p0 += dotPanelRows {
+		p1 := min(m, p0+dotPanelRows)
 		for j0 := 0; j0 < n; j0 += 2 {
 			var br [2][]float64
 			for s := range br {
 				j := min(j0+s, n-1)
 				br[s] = b.Data[j*b.Stride : j*b.Stride+k]
 			}
-			dot4x2(&ar, &br, k4, &acc)
-			for r := 0; r < 4 && i0+r < m; r++ {
-				crow := c.Data[(i0+r)*c.Stride:]
-				for s := 0; s < 2 && j0+s < n; s++ {
-					p := &acc[r*2+s]
-					s0 := p[0]
-					x, y := ar[r], br[s]
-					for l := k4; l < k; l++ {
-						s0 += float64(x[l] * y[l])
+			for i0 := p0; i0 < p1; i0 += 4 {
+				var ar [4][]float64
+				for r := range ar {
+					i := min(i0+r, p1-1)
+					ar[r] = a.Data[i*a.Stride : i*a.Stride+k]
+				}
+				dot4x2(&ar, &br, k4, &acc)
+				for r := 0; r < 4 && i0+r < p1; r++ {
+					crow := c.Data[(i0+r)*c.Stride:]
+					for s := 0; s < 2 && j0+s < n; s++ {
+						p := &acc[r*2+s]
+						s0 := p[0]
+						x, y := ar[r], br[s]
+						for l := k4; l < k; l++ {
+							s0 += float64(x[l] * y[l])
+						}
+						dot := float64(s0+p[2]) + float64(p[1]+p[3])
+						crow[j0+s] += float64(alpha * dot)
 					}
-					dot := float64(s0+p[2]) + float64(p[1]+p[3])
-					crow[j0+s] += float64(alpha * dot)
 				}
 			}
 		}
 	}
 }
+
+// dotPanelRows is the height of the panels of A in dotProducts: 32 rows
+// of 784 (the MLP's input) take 200 KB, half of a typical L2 cache.
+const dotPanelRows = 32
 
 // dot4x2Go is the pure-Go dot4x2: acc[2r+s][q] = Σ_t a_r[4t+q]·b_s[4t+q]
 // over the first k4 (a multiple of 4) indices, in order of t, starting
@@ -144,33 +154,82 @@ func dot4x2Go(ar *[4][]float64, br *[2][]float64, k4 int, acc *[8][4]float64) {
 const listChunk = 128
 
 // axpyProducts adds Σ_l (α·a_il)·b_l to every row c_i, l in order, skipping
-// zero coefficients; a_il is A[i][l], or A[l][i] when transA (Aᵀ·B). The
-// non-zero coefficients of a row are gathered first (in chunks of
-// listChunk, l still in order), so the kernel runs without branches and
-// holds a block of c_i in registers across the whole list.
+// zero coefficients; a_il is A[i][l], or A[l][i] when transA (Aᵀ·B). Rows
+// go by fours: where the four rows have no zero coefficient in a chunk of
+// listChunk values of l (dense A), axpy4 updates them together, so that
+// every vector of B loaded serves four rows; otherwise the non-zero
+// coefficients of each row are gathered (l still in order) and axpyList
+// runs over that list without branches, holding a block of c_i in
+// registers across it.
 func axpyProducts(alpha float64, a blas64.General, transA bool, b, c blas64.General, k int) {
 	m, n := c.Rows, c.Cols
 	var coef [listChunk]float64
 	var off [listChunk]int
-	for i := 0; i < m; i++ {
-		crow := c.Data[i*c.Stride : i*c.Stride+n]
+	var coef4 [4 * listChunk]float64
+	at := func(i, l int) float64 {
+		if transA {
+			return a.Data[l*a.Stride+i]
+		}
+		return a.Data[i*a.Stride+l]
+	}
+	row := func(i, l0, l1 int) {
+		cnt := 0
+		for l := l0; l < l1; l++ {
+			if t := alpha * at(i, l); t != 0 {
+				coef[cnt], off[cnt] = t, l*b.Stride
+				cnt++
+			}
+		}
+		if cnt > 0 {
+			axpyList(c.Data[i*c.Stride:i*c.Stride+n], coef[:cnt], off[:cnt], b.Data)
+		}
+	}
+	i := 0
+	for ; i+4 <= m; i += 4 {
 		for l0 := 0; l0 < k; l0 += listChunk {
-			cnt := 0
-			for l := l0; l < min(k, l0+listChunk); l++ {
-				var v float64
-				if transA {
-					v = a.Data[l*a.Stride+i]
-				} else {
-					v = a.Data[i*a.Stride+l]
-				}
-				t := alpha * v
-				if t != 0 {
-					coef[cnt], off[cnt] = t, l*b.Stride
-					cnt++
+			l1 := min(k, l0+listChunk)
+			dense := true
+		scan:
+			for l := l0; l < l1; l++ {
+				for r := range 4 {
+					if alpha*at(i+r, l) == 0 {
+						dense = false
+						break scan
+					}
 				}
 			}
-			if cnt > 0 {
-				axpyList(crow, coef[:cnt], off[:cnt], b.Data)
+			if !dense {
+				for r := range 4 {
+					row(i+r, l0, l1)
+				}
+				continue
+			}
+			for l := l0; l < l1; l++ {
+				for r := range 4 {
+					coef4[4*(l-l0)+r] = alpha * at(i+r, l)
+				}
+				off[l-l0] = l * b.Stride
+			}
+			axpy4(c.Data[i*c.Stride:], c.Stride, n, coef4[:4*(l1-l0)], off[:l1-l0], b.Data)
+		}
+	}
+	for ; i < m; i++ {
+		for l0 := 0; l0 < k; l0 += listChunk {
+			row(i, l0, min(k, l0+listChunk))
+		}
+	}
+}
+
+// axpy4Go is the pure-Go axpy4: for the rows c[r·ldc : r·ldc+n], r < 4,
+// c_j += coef[4t+r]·b[off[t]+j] for t in order.
+func axpy4Go(c []float64, ldc, n int, coef []float64, off []int, b []float64) {
+	for r := range 4 {
+		crow := c[r*ldc : r*ldc+n]
+		for t, o := range off {
+			ct := coef[4*t+r]
+			brow := b[o : o+n]
+			for j := range crow {
+				crow[j] += float64(brow[j] * ct)
 			}
 		}
 	}

@@ -11,12 +11,17 @@ import (
 )
 
 // fill draws a rows×cols matrix with the given stride: about a third of
-// the entries zero (ReLU-like sparsity, with both signs of zero), the rest
-// normal with mixed scales. special adds a few ±Inf and NaN.
-func fill(r *rand.Rand, rows, cols, stride int, special bool) blas64.General {
+// the entries zero (ReLU-like sparsity, with both signs of zero) unless
+// dense, the rest normal with mixed scales. special adds a few ±Inf and
+// NaN.
+func fill(r *rand.Rand, rows, cols, stride int, special, dense bool) blas64.General {
 	data := make([]float64, max(0, (rows-1)*stride+cols)+r.IntN(3))
 	for i := range data {
-		switch u := r.Float64(); {
+		u := r.Float64()
+		if dense {
+			u = 1
+		}
+		switch {
 		case u < 0.25:
 			data[i] = 0
 		case u < 0.33:
@@ -46,7 +51,7 @@ type gemmCase struct {
 	tA, tB         blas.Transpose
 	m, n, k        int
 	alpha, beta    float64
-	special, loose bool
+	special, dense bool // non-finite entries; A without zeros
 }
 
 func (c gemmCase) String() string {
@@ -56,7 +61,7 @@ func (c gemmCase) String() string {
 		}
 		return "N"
 	}
-	return fmt.Sprintf("%s%s-m%d-n%d-k%d-a%g-b%g-special%v", t(c.tA), t(c.tB), c.m, c.n, c.k, c.alpha, c.beta, c.special)
+	return fmt.Sprintf("%s%s-m%d-n%d-k%d-a%g-b%g-special%v-dense%v", t(c.tA), t(c.tB), c.m, c.n, c.k, c.alpha, c.beta, c.special, c.dense)
 }
 
 // cases draws shape/transpose/scalar combinations: every size of sizes
@@ -72,12 +77,14 @@ func cases(r *rand.Rand) []gemmCase {
 					mnk[dim] = s
 					cs = append(cs, gemmCase{tA: tA, tB: tB, m: mnk[0], n: mnk[1], k: mnk[2],
 						alpha: []float64{1, 1, -0.5, 0, 3}[r.IntN(5)], beta: []float64{0, 1, 1, 0.5, -2}[r.IntN(5)],
-						special: r.IntN(4) == 0})
+						special: r.IntN(4) == 0, dense: r.IntN(3) == 0})
 				}
 			}
-			// The MLP 784-196-10 at batch 13 (odd), and a k with a remainder.
-			for _, mnk := range [][3]int{{13, 196, 784}, {196, 784, 13}, {13, 10, 196}, {13, 196, 10}, {10, 196, 13}, {5, 6, 1027}} {
-				cs = append(cs, gemmCase{tA: tA, tB: tB, m: mnk[0], n: mnk[1], k: mnk[2], alpha: 1, beta: 1})
+			// The MLP 784-196-10 at batch 13 (odd), a k with a remainder and
+			// one longer than the coefficient chunks of axpyProducts.
+			for _, mnk := range [][3]int{{13, 196, 784}, {196, 784, 13}, {13, 10, 196}, {13, 196, 10}, {10, 196, 13}, {5, 6, 1027}, {9, 13, 300}} {
+				cs = append(cs, gemmCase{tA: tA, tB: tB, m: mnk[0], n: mnk[1], k: mnk[2], alpha: 1, beta: 1},
+					gemmCase{tA: tA, tB: tB, m: mnk[0], n: mnk[1], k: mnk[2], alpha: 1, beta: 0, dense: true})
 			}
 		}
 	}
@@ -96,9 +103,9 @@ func operands(r *rand.Rand, c gemmCase) (a, b, cm blas64.General) {
 		br, bc = c.n, c.k
 	}
 	pad := func() int { return []int{0, 0, 1, 3}[r.IntN(4)] }
-	a = fill(r, ar, ac, max(1, ac)+pad(), c.special)
-	b = fill(r, br, bc, max(1, bc)+pad(), c.special)
-	cm = fill(r, c.m, c.n, max(1, c.n)+pad(), c.special)
+	a = fill(r, ar, ac, max(1, ac)+pad(), c.special, c.dense)
+	b = fill(r, br, bc, max(1, bc)+pad(), c.special, false)
+	cm = fill(r, c.m, c.n, max(1, c.n)+pad(), c.special, false)
 	return a, b, cm
 }
 

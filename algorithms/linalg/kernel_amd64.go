@@ -45,6 +45,24 @@ func dot4x2AVX2(a0, a1, a2, a3, b0, b1 *float64, k4 int, acc *[8][4]float64)
 //go:noescape
 func axpyListAVX2(c *float64, n int, coef *float64, off *int, cnt int, b *float64)
 
+// axpy4AVX2 is axpy4Go (cnt > 0, n > 0).
+//
+//go:noescape
+func axpy4AVX2(c *float64, ldc int, n int, coef *float64, off *int, cnt int, b *float64)
+
+func axpy4(c []float64, ldc, n int, coef []float64, off []int, b []float64) {
+	if !useAVX2 || n == 0 || len(off) == 0 {
+		axpy4Go(c, ldc, n, coef, off, b)
+		return
+	}
+	_ = c[3*ldc : 3*ldc+n] // bounds, as the Go kernel's slicing would check
+	_ = coef[:4*len(off)]
+	for _, o := range off {
+		_ = b[o : o+n]
+	}
+	axpy4AVX2(&c[0], ldc, n, &coef[0], &off[0], len(off), &b[0])
+}
+
 func dot4x2(ar *[4][]float64, br *[2][]float64, k4 int, acc *[8][4]float64) {
 	if !useAVX2 || k4 == 0 {
 		dot4x2Go(ar, br, k4, acc)

@@ -187,3 +187,166 @@ loop1:
 done:
 	VZEROUPPER
 	RET
+
+// func axpy4AVX2(c *float64, ldc int, n int, coef *float64, off *int, cnt int, b *float64)
+//
+// axpyListAVX2 for the 4 rows c, c+ldc, c+2·ldc, c+3·ldc of C at once,
+// with the coefficients of row r of list entry t at coef[4t+r] (all
+// non-zero): each loaded vector of B serves four rows. Per entry of C the
+// operations and their order are those of axpyListAVX2.
+TEXT ·axpy4AVX2(SB), NOSPLIT, $0-56
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R10
+	SHLQ $3, R10
+	LEAQ (DI)(R10*1), R11  // row 1
+	LEAQ (R11)(R10*1), R12 // row 2
+	ADDQ R12, R10          // row 3
+	MOVQ n+16(FP), AX      // columns left
+	MOVQ coef+24(FP), CX
+	MOVQ off+32(FP), R8
+	MOVQ cnt+40(FP), R9
+	MOVQ b+48(FP), SI      // &b[j]
+
+a4block8:
+	CMPQ    AX, $8
+	JLT     a4block4
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD (R11), Y2
+	VMOVUPD 32(R11), Y3
+	VMOVUPD (R12), Y4
+	VMOVUPD 32(R12), Y5
+	VMOVUPD (R10), Y6
+	VMOVUPD 32(R10), Y7
+	XORQ    BX, BX
+	MOVQ    CX, R14
+
+a4loop8:
+	MOVQ         (R8)(BX*8), DX
+	LEAQ         (SI)(DX*8), R13
+	VMOVUPD      (R13), Y8
+	VMOVUPD      32(R13), Y9
+	VBROADCASTSD (R14), Y10
+	VMULPD       Y10, Y8, Y11
+	VMULPD       Y10, Y9, Y12
+	VADDPD       Y0, Y11, Y0
+	VADDPD       Y1, Y12, Y1
+	VBROADCASTSD 8(R14), Y10
+	VMULPD       Y10, Y8, Y11
+	VMULPD       Y10, Y9, Y12
+	VADDPD       Y2, Y11, Y2
+	VADDPD       Y3, Y12, Y3
+	VBROADCASTSD 16(R14), Y10
+	VMULPD       Y10, Y8, Y11
+	VMULPD       Y10, Y9, Y12
+	VADDPD       Y4, Y11, Y4
+	VADDPD       Y5, Y12, Y5
+	VBROADCASTSD 24(R14), Y10
+	VMULPD       Y10, Y8, Y11
+	VMULPD       Y10, Y9, Y12
+	VADDPD       Y6, Y11, Y6
+	VADDPD       Y7, Y12, Y7
+	ADDQ         $32, R14
+	INCQ         BX
+	CMPQ         BX, R9
+	JLT          a4loop8
+
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, (R11)
+	VMOVUPD Y3, 32(R11)
+	VMOVUPD Y4, (R12)
+	VMOVUPD Y5, 32(R12)
+	VMOVUPD Y6, (R10)
+	VMOVUPD Y7, 32(R10)
+	ADDQ    $64, DI
+	ADDQ    $64, R11
+	ADDQ    $64, R12
+	ADDQ    $64, R10
+	ADDQ    $64, SI
+	SUBQ    $8, AX
+	JMP     a4block8
+
+a4block4:
+	CMPQ    AX, $4
+	JLT     a4block1
+	VMOVUPD (DI), Y0
+	VMOVUPD (R11), Y2
+	VMOVUPD (R12), Y4
+	VMOVUPD (R10), Y6
+	XORQ    BX, BX
+	MOVQ    CX, R14
+
+a4loop4:
+	MOVQ         (R8)(BX*8), DX
+	VMOVUPD      (SI)(DX*8), Y8
+	VBROADCASTSD (R14), Y10
+	VMULPD       Y10, Y8, Y11
+	VADDPD       Y0, Y11, Y0
+	VBROADCASTSD 8(R14), Y10
+	VMULPD       Y10, Y8, Y11
+	VADDPD       Y2, Y11, Y2
+	VBROADCASTSD 16(R14), Y10
+	VMULPD       Y10, Y8, Y11
+	VADDPD       Y4, Y11, Y4
+	VBROADCASTSD 24(R14), Y10
+	VMULPD       Y10, Y8, Y11
+	VADDPD       Y6, Y11, Y6
+	ADDQ         $32, R14
+	INCQ         BX
+	CMPQ         BX, R9
+	JLT          a4loop4
+
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y2, (R11)
+	VMOVUPD Y4, (R12)
+	VMOVUPD Y6, (R10)
+	ADDQ    $32, DI
+	ADDQ    $32, R11
+	ADDQ    $32, R12
+	ADDQ    $32, R10
+	ADDQ    $32, SI
+	SUBQ    $4, AX
+	JMP     a4block4
+
+a4block1:
+	CMPQ   AX, $0
+	JLE    a4done
+	VMOVSD (DI), X0
+	VMOVSD (R11), X2
+	VMOVSD (R12), X4
+	VMOVSD (R10), X6
+	XORQ   BX, BX
+	MOVQ   CX, R14
+
+a4loop1:
+	MOVQ   (R8)(BX*8), DX
+	VMOVSD (SI)(DX*8), X8
+	VMULSD (R14), X8, X11
+	VADDSD X0, X11, X0
+	VMULSD 8(R14), X8, X11
+	VADDSD X2, X11, X2
+	VMULSD 16(R14), X8, X11
+	VADDSD X4, X11, X4
+	VMULSD 24(R14), X8, X11
+	VADDSD X6, X11, X6
+	ADDQ   $32, R14
+	INCQ   BX
+	CMPQ   BX, R9
+	JLT    a4loop1
+
+	VMOVSD X0, (DI)
+	VMOVSD X2, (R11)
+	VMOVSD X4, (R12)
+	VMOVSD X6, (R10)
+	ADDQ   $8, DI
+	ADDQ   $8, R11
+	ADDQ   $8, R12
+	ADDQ   $8, R10
+	ADDQ   $8, SI
+	DECQ   AX
+	JMP    a4block1
+
+a4done:
+	VZEROUPPER
+	RET

@@ -11,3 +11,7 @@ func dot4x2(ar *[4][]float64, br *[2][]float64, k4 int, acc *[8][4]float64) {
 }
 
 func axpyList(c, coef []float64, off []int, b []float64) { axpyListGo(c, coef, off, b) }
+
+func axpy4(c []float64, ldc, n int, coef []float64, off []int, b []float64) {
+	axpy4Go(c, ldc, n, coef, off, b)
+}
