@@ -124,4 +124,3 @@ func BenchmarkGemm(b *testing.B) {
 		}
 	}
 }
-
