@@ -1,5 +1,12 @@
+//go:build amd64 && !noasm && !gccgo && !safe
+
 package linalg
 
-// amd64Order: gonum's amd64 assembly fixes the rounding order that Gemm
-// reproduces (see the package documentation).
-const amd64Order = true
+// GonumAsmOrder reports whether gonum's vector kernels are its amd64
+// assembly (not disabled by the noasm, gccgo or safe tags), whose rounding
+// order Gemm reproduces (see the package documentation). Code that
+// reproduces other gonum results bit for bit (model's exact clipped sum)
+// checks it too.
+const GonumAsmOrder = true
+
+const amd64Order = GonumAsmOrder

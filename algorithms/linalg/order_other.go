@@ -1,7 +1,9 @@
-//go:build !amd64
+//go:build !amd64 || noasm || gccgo || safe
 
 package linalg
 
-// amd64Order is false: gonum's generic Go kernels round in another order
+// GonumAsmOrder is false: gonum's generic Go kernels round in another order
 // (and may be fused on some architectures), so Gemm delegates to them.
-const amd64Order = false
+const GonumAsmOrder = false
+
+const amd64Order = GonumAsmOrder

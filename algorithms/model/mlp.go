@@ -54,6 +54,7 @@ type MLP struct {
 	dlt  [][]float64 // per layer, N×sizes[l+1]: dloss/dz
 	work []float64   // classes: scratch of the loss head
 	fac  []float64   // N: clip factors of ClippedGradSum
+	ex   exactState  // scratch of ExactClippedGradSum
 }
 
 // NewMLP returns an MLP with the given layer sizes (at least input and
