@@ -138,10 +138,11 @@ def clipped_sum(n, dtype, c=0.5):
 
 # (label, Go benchmark name, torch function, per example?)
 WORK = [
-    ("batch gradient n=32", "BenchmarkMLPLossGrad/784-196-10-n32", lambda d: batch_grad(32, d), "op"),
-    ("batch gradient n=128", "BenchmarkMLPLossGrad/784-196-10-n128", lambda d: batch_grad(128, d), "op"),
-    ("per-example gradients (per example)", "BenchmarkMLPPerExampleGrads", lambda d: per_example_grads(32, d), "example"),
+    ("batch gradient n=32", "BenchmarkMLPLossGrad/784-196-10-n32/kernel=linalg", lambda d: batch_grad(32, d), "op"),
+    ("batch gradient n=128", "BenchmarkMLPLossGrad/784-196-10-n128/kernel=linalg", lambda d: batch_grad(128, d), "op"),
+    ("per-example gradients (per example)", "BenchmarkMLPPerExampleGrads/kernel=linalg", lambda d: per_example_grads(32, d), "example"),
     ("clipped sum n=32, materialised", "BenchmarkMLPClippedSum/materialised-n32", lambda d: clipped_sum(32, d), "op"),
+    ("clipped sum n=32, exact (Go) vs materialised (torch)", "BenchmarkMLPClippedSum/exact-n32", lambda d: clipped_sum(32, d), "op"),
     ("clipped sum n=32, ghost (Go) vs materialised (torch)", "BenchmarkMLPClippedSum/ghost-n32", lambda d: clipped_sum(32, d), "op"),
 ]
 

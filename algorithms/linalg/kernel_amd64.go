@@ -81,3 +81,16 @@ func axpyList(c, coef []float64, off []int, b []float64) {
 	}
 	axpyListAVX2(&c[0], len(c), &coef[0], &off[0], len(coef), &b[0])
 }
+
+// addScaledProductAVX2 is addScaledProductGo for n > 0 entries.
+//
+//go:noescape
+func addScaledProductAVX2(dst, a *float64, n int, d, f float64)
+
+func addScaledProduct(dst, a []float64, d, f float64) {
+	if !useAVX2 {
+		addScaledProductGo(dst, a, d, f)
+		return
+	}
+	addScaledProductAVX2(&dst[0], &a[0], len(a), d, f)
+}

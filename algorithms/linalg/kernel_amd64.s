@@ -350,3 +350,73 @@ a4loop1:
 a4done:
 	VZEROUPPER
 	RET
+
+// func addScaledProductAVX2(dst, a *float64, n int, d, f float64)
+//
+// dst[k] = ((a[k]·d)·f) + dst[k]: the first sources are a[k], then the
+// product, then the scaled product, as in gonum's ScalUnitaryTo and
+// AxpyUnitary.
+TEXT ·addScaledProductAVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         a+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD d+24(FP), Y14
+	VBROADCASTSD f+32(FP), Y15
+
+sp16:
+	CMPQ    CX, $16
+	JLT     sp4
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VMULPD  Y14, Y0, Y0
+	VMULPD  Y14, Y1, Y1
+	VMULPD  Y14, Y2, Y2
+	VMULPD  Y14, Y3, Y3
+	VMULPD  Y15, Y0, Y0
+	VMULPD  Y15, Y1, Y1
+	VMULPD  Y15, Y2, Y2
+	VMULPD  Y15, Y3, Y3
+	VADDPD  (DI), Y0, Y0
+	VADDPD  32(DI), Y1, Y1
+	VADDPD  64(DI), Y2, Y2
+	VADDPD  96(DI), Y3, Y3
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ    $128, SI
+	ADDQ    $128, DI
+	SUBQ    $16, CX
+	JMP     sp16
+
+sp4:
+	CMPQ    CX, $4
+	JLT     sp1
+	VMOVUPD (SI), Y0
+	VMULPD  Y14, Y0, Y0
+	VMULPD  Y15, Y0, Y0
+	VADDPD  (DI), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	SUBQ    $4, CX
+	JMP     sp4
+
+sp1:
+	CMPQ   CX, $0
+	JLE    spdone
+	VMOVSD (SI), X0
+	VMULSD X14, X0, X0
+	VMULSD X15, X0, X0
+	VADDSD (DI), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ   $8, SI
+	ADDQ   $8, DI
+	DECQ   CX
+	JMP    sp1
+
+spdone:
+	VZEROUPPER
+	RET

@@ -15,3 +15,5 @@ func axpyList(c, coef []float64, off []int, b []float64) { axpyListGo(c, coef, o
 func axpy4(c []float64, ldc, n int, coef []float64, off []int, b []float64) {
 	axpy4Go(c, ldc, n, coef, off, b)
 }
+
+func addScaledProduct(dst, a []float64, d, f float64) { addScaledProductGo(dst, a, d, f) }

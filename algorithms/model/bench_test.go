@@ -119,7 +119,9 @@ func BenchmarkMLPPerExampleGrads(b *testing.B) {
 // Σ_i min(1, C/‖g_i‖)·g_i of a lot of 32 (the work issue 24 item 3
 // changes; noise and the optimizer step are the same either way):
 // "materialised" is PerExampleGrads followed by the Gaussian mechanism's
-// loop (norm and scaled add per example), "ghost" is ClippedGradSum. C is
+// loop (norm and scaled add per example), "exact" is ExactClippedGradSum
+// (the same bits without the per-example gradients; DP-SGD's default),
+// "ghost" is ClippedGradSum (DPSGD.Ghost). C is
 // the median norm, so about half the examples are clipped.
 func BenchmarkMLPClippedSum(b *testing.B) {
 	m := NewMLP([]int{784, 196, 10}, 0.5, DoubleSoftmax)
@@ -142,6 +144,16 @@ func BenchmarkMLPClippedSum(b *testing.B) {
 				gi := g[i*np : (i+1)*np]
 				floats.AddScaled(sum, clipScale(math.Sqrt(floats.Dot(gi, gi)), c), gi)
 			}
+		}
+		reportCPU(b, start, 1)
+	})
+	b.Run(fmt.Sprintf("exact-n%d", n), func(b *testing.B) {
+		r := stream(9, "dropout")
+		factor := func(ss float64, g func() []float64) float64 { return clipScale(math.Sqrt(ss), c) }
+		b.ReportAllocs()
+		start := processCPU()
+		for b.Loop() {
+			m.ExactClippedGradSum(p, batch, sum, factor, r)
 		}
 		reportCPU(b, start, 1)
 	})

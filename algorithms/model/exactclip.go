@@ -90,7 +90,7 @@ func exactSumSq(layers []denseGrad, i, np int) float64 {
 
 // exactAddScaled adds f·g_i to dst for example i, entry by entry as
 // floats.AddScaled(dst, f, g_i) rounds it ((g·f) + dst, with g = a·δ_j as
-// floats.ScaleTo rounds it); cleared rows add ±0 to entries that are
+// floats.ScaleTo rounds it: linalg.AddScaledProduct); cleared rows add ±0 to entries that are
 // never −0 (dst starts at +0 and only sums) and are skipped, which is
 // exact when f is not NaN.
 func exactAddScaled(dst []float64, layers []denseGrad, i int, f float64) {
@@ -101,11 +101,7 @@ func exactAddScaled(dst []float64, layers []denseGrad, i int, f float64) {
 			if dj == 0 {
 				continue
 			}
-			row := dst[L.offW+j*L.in : L.offW+(j+1)*L.in]
-			row = row[:len(a)]
-			for k, x := range a {
-				row[k] += float64(float64(x*dj) * f)
-			}
+			linalg.AddScaledProduct(dst[L.offW+j*L.in:L.offW+(j+1)*L.in], a, dj, f)
 		}
 		bias := dst[L.offB : L.offB+L.out]
 		for j, dj := range d {
