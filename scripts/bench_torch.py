@@ -14,7 +14,10 @@ MNIST-like inputs (80 % zeros), one thread:
                             BenchmarkMLPPerExampleGrads), per example
   clipped sum n=32          DP-SGD's Σ_i min(1, C/‖g_i‖)·g_i from the
                             materialised per-example gradients (Go:
-                            BenchmarkMLPClippedSum/materialised and /ghost)
+                            BenchmarkMLPClippedSum: materialised before,
+                            exact and ghost after); PyTorch computes it
+                            from materialised gradients and, against Go's
+                            ghost path, by ghost norms too
 
 in float64 and float32. Times are CPU times of the process
 (time.process_time), compared with the Go benchmarks' cpu-ns/op and
@@ -24,7 +27,7 @@ neighbours. It is not part of the build: it needs Debian's
 python3-torch (apt-get install python3-torch) and is skipped otherwise.
 
 Usage:
-  go test ./algorithms/model/ -run '^$' -bench 'MLP' -count 5 > go.txt
+  go test ./algorithms/model/ -run '^$' -bench 'MLPLossGrad|MLPPerExample|MLPClipped' -count 6 > go.txt
   /usr/bin/python3 scripts/bench_torch.py go.txt
 
 Without an argument it only prints PyTorch's timings. Each figure is the
@@ -136,15 +139,45 @@ def clipped_sum(n, dtype, c=0.5):
     return timeit(step)
 
 
-# (label, Go benchmark name, torch function, per example?)
+def clipped_sum_ghost(n, dtype, c=0.5):
+    """The same sum by ghost norms in PyTorch: ‖g_i‖² = Σ_l (‖a_i‖² + 1)·‖δ_i‖²
+    per dense layer, then one weighted product per layer."""
+    x, y, params = setup(n, dtype)
+
+    def step():
+        loss, (z1, h, z2) = loss_fn(x, y, params, reduction="sum")
+        d1, d2 = torch.autograd.grad(loss, (z1, z2))
+        sq = ((x * x).sum(1) + 1) * (d1 * d1).sum(1) + ((h * h).sum(1) + 1) * (d2 * d2).sum(1)
+        f = torch.clamp(c / sq.sqrt(), max=1.0)[:, None]
+        d1f, d2f = d1 * f, d2 * f
+        return d1f.t() @ x, d1f.sum(0), d2f.t() @ h, d2f.sum(0)
+
+    return timeit(step)
+
+
+# (label, Go benchmark after, Go benchmark before issue 24, torch work, unit)
 WORK = [
-    ("batch gradient n=32", "BenchmarkMLPLossGrad/784-196-10-n32/kernel=linalg", lambda d: batch_grad(32, d), "op"),
-    ("batch gradient n=128", "BenchmarkMLPLossGrad/784-196-10-n128/kernel=linalg", lambda d: batch_grad(128, d), "op"),
-    ("per-example gradients (per example)", "BenchmarkMLPPerExampleGrads/kernel=linalg", lambda d: per_example_grads(32, d), "example"),
-    ("clipped sum n=32, materialised", "BenchmarkMLPClippedSum/materialised-n32", lambda d: clipped_sum(32, d), "op"),
-    ("clipped sum n=32, exact (Go) vs materialised (torch)", "BenchmarkMLPClippedSum/exact-n32", lambda d: clipped_sum(32, d), "op"),
-    ("clipped sum n=32, ghost (Go) vs materialised (torch)", "BenchmarkMLPClippedSum/ghost-n32", lambda d: clipped_sum(32, d), "op"),
+    ("batch gradient n=32", "BenchmarkMLPLossGrad/784-196-10-n32/kernel=linalg",
+     "BenchmarkMLPLossGrad/784-196-10-n32/kernel=gonum", "batch32", "op"),
+    ("batch gradient n=128", "BenchmarkMLPLossGrad/784-196-10-n128/kernel=linalg",
+     "BenchmarkMLPLossGrad/784-196-10-n128/kernel=gonum", "batch128", "op"),
+    ("per-example gradients, per example", "BenchmarkMLPPerExampleGrads/kernel=linalg",
+     "BenchmarkMLPPerExampleGrads/kernel=gonum", "perexample", "example"),
+    ("DP-SGD clipped sum n=32, exact (default)", "BenchmarkMLPClippedSum/exact-n32",
+     "BenchmarkMLPClippedSum/materialised-n32", "clipsum", "op"),
+    ("DP-SGD clipped sum n=32, ghost (opt-in) vs torch ghost", "BenchmarkMLPClippedSum/ghost-n32",
+     "BenchmarkMLPClippedSum/materialised-n32", "clipsum_ghost", "op"),
 ]
+
+# PyTorch's side of each work: the clipped sum from materialised
+# per-example gradients, as Opacus computes it, or by ghost norms.
+TORCH = {
+    "batch32": lambda d: batch_grad(32, d),
+    "batch128": lambda d: batch_grad(128, d),
+    "perexample": lambda d: per_example_grads(32, d),
+    "clipsum": lambda d: clipped_sum(32, d),
+    "clipsum_ghost": lambda d: clipped_sum_ghost(32, d),
+}
 
 
 def go_times(path):
@@ -169,6 +202,17 @@ def fmt(sec):
     return "%.1f µs" % (sec * 1e6)
 
 
+def go_median(go, name, unit):
+    """Median CPU time (else wall time) in seconds of a Go benchmark, or None."""
+    if name not in go:
+        return None
+    key = "ns/example" if unit == "example" else "ns/op"
+    vals = [v["cpu-" + key] for v in go[name] if "cpu-" + key in v]
+    if not vals:
+        vals = [v[key] for v in go[name] if key in v]
+    return statistics.median(vals) * 1e-9 if vals else None
+
+
 def main():
     go = go_times(sys.argv[1]) if len(sys.argv) > 1 else {}
     blas = "unknown"
@@ -178,26 +222,22 @@ def main():
         blas = "OpenBLAS" if "openblas" in maps else ("MKL" if "mkl" in maps else "other")
     except OSError:
         pass
-    print("PyTorch %s, %d thread, BLAS %s; CPU times" % (torch.__version__, torch.get_num_threads(), blas))
+    torch_times = {}
     rows = []
-    for label, gname, fn, unit in WORK:
-        t64, t32 = fn(torch.float64), fn(torch.float32)
-        g = None
-        if gname in go:
-            key = "ns/example" if unit == "example" else "ns/op"
-            vals = [v["cpu-" + key] for v in go[gname] if "cpu-" + key in v]
-            if not vals:
-                vals = [v[key] for v in go[gname] if key in v]
-            if vals:
-                g = statistics.median(vals) * 1e-9
-        rows.append((label, g, t64, t32))
+    for label, after, before, tkey, unit in WORK:
+        if tkey not in torch_times:
+            torch_times[tkey] = (TORCH[tkey](torch.float64), TORCH[tkey](torch.float32))
+        t64, t32 = torch_times[tkey]
+        rows.append((label, go_median(go, before, unit), go_median(go, after, unit), t64, t32))
+    print("PyTorch %s, %d thread, BLAS %s; CPU times (medians)" % (torch.__version__, torch.get_num_threads(), blas))
     w = max(len(r[0]) for r in rows)
-    print("%-*s  %12s  %12s  %12s  %9s  %9s" % (w, "work", "fedrepro f64", "torch f64", "torch f32", "torch64/go", "torch32/go"))
-    for label, g, t64, t32 in rows:
+    head = ("work", "go before", "go after", "torch f64", "torch f32", "f64/after", "f32/after")
+    print("%-*s  %11s  %11s  %11s  %11s  %9s  %9s" % ((w,) + head))
+    for label, b, g, t64, t32 in rows:
         r64 = "%.2f" % (t64 / g) if g else "—"
         r32 = "%.2f" % (t32 / g) if g else "—"
-        print("%-*s  %12s  %12s  %12s  %9s  %9s" % (w, label, fmt(g), fmt(t64), fmt(t32), r64, r32))
-    print("ratio > 1: fedrepro is faster.")
+        print("%-*s  %11s  %11s  %11s  %11s  %9s  %9s" % (w, label, fmt(b), fmt(g), fmt(t64), fmt(t32), r64, r32))
+    print("f64/after > 1: fedrepro (float64) is faster than PyTorch float64.")
 
 
 if __name__ == "__main__":

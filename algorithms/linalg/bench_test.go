@@ -36,6 +36,9 @@ func benchShapes() []benchShape {
 		)
 	}
 	return append(s,
+		// Rows with three quarters of their blocks of 4 zero, as the
+		// border of a digit image: the sparse-row path of dotProducts.
+		benchShape{"mlp-fwd1-sparse-n32", blas.NoTrans, blas.Trans, 32, 196, 784, 0.93, 1},
 		benchShape{"ddpm-fwd1", blas.NoTrans, blas.NoTrans, 128, 128, 228, 0, 1},
 		benchShape{"ddpm-fwd2", blas.NoTrans, blas.NoTrans, 128, 128, 128, 0, 1},
 		benchShape{"ddpm-wgrad", blas.Trans, blas.NoTrans, 228, 128, 128, 0, 0},

@@ -85,40 +85,99 @@ func checkGeneral(g blas64.General, name string) {
 // dotProducts adds α·dot(a_i, b_j) to every c_ij (A·Bᵀ). Blocks of 4 rows
 // of A and 2 rows of B share their loads; a block at the edge repeats its
 // last row (the repeated results are discarded), so one kernel covers every
-// shape.
+// shape. A panel of up to dotPanelRows rows of A stays in the L2 cache
+// while every pair of rows of B, read from L1, meets its blocks of 4 rows:
+// B is streamed once per panel instead of once per 4 rows.
+//
+// Rows of A with many all-zero blocks of 4 (pixels of a digit's border,
+// ReLU outputs) skip them: such a block adds x·b = ±0 to each of the four
+// partial sums, which never changes a sum (a sum that starts at +0 and
+// only adds is never −0) as long as B is finite, so a row whose zero
+// blocks make up at least half of it goes through dot1x4List over its
+// non-zero blocks, when B holds no infinity or NaN (checked once per call,
+// when a first row qualifies).
 func dotProducts(alpha float64, a, b, c blas64.General, k int) {
 	m, n := c.Rows, c.Cols
 	k4 := k &^ 3
 	var acc [8][4]float64
-	// A panel of up to dotPanelRows rows of A stays in the L2 cache while
-	// every pair of rows of B, read from L1, meets its blocks of 4 rows:
-	// B is streamed once per panel instead of once per 4 rows.
+	var acc4 [4][4]float64
+	var lists [dotPanelRows][maxListBlocks]int32
+	var counts [dotPanelRows]int
+	var dense [dotPanelRows]int // rows of the panel for the 4×2 kernel
+	sparseOK := k4 >= 16 && k4/4 <= maxListBlocks && m >= 2
+	finite := 0 // B's entries all finite: 0 unknown, 1 yes, −1 no
 	for p0 := 0; p0 < m; p0 += dotPanelRows {
 		p1 := min(m, p0+dotPanelRows)
-		for j0 := 0; j0 < n; j0 += 2 {
-			var br [2][]float64
-			for s := range br {
-				j := min(j0+s, n-1)
-				br[s] = b.Data[j*b.Stride : j*b.Stride+k]
-			}
-			for i0 := p0; i0 < p1; i0 += 4 {
-				var ar [4][]float64
-				for r := range ar {
-					i := min(i0+r, p1-1)
-					ar[r] = a.Data[i*a.Stride : i*a.Stride+k]
+		nd := 0
+		for i := p0; i < p1; i++ {
+			counts[i-p0] = -1
+			if sparseOK {
+				x := a.Data[i*a.Stride : i*a.Stride+k4]
+				cnt := 0
+				for t := 0; t < k4/4; t++ {
+					lists[i-p0][cnt] = int32(t)
+					if x[4*t] != 0 || x[4*t+1] != 0 || x[4*t+2] != 0 || x[4*t+3] != 0 {
+						cnt++
+					}
 				}
-				dot4x2(&ar, &br, k4, &acc)
-				for r := 0; r < 4 && i0+r < p1; r++ {
-					crow := c.Data[(i0+r)*c.Stride:]
-					for s := 0; s < 2 && j0+s < n; s++ {
-						p := &acc[r*2+s]
-						s0 := p[0]
-						x, y := ar[r], br[s]
-						for l := k4; l < k; l++ {
-							s0 += float64(x[l] * y[l])
+				if 2*cnt <= k4/4 {
+					if finite == 0 {
+						finite = -1
+						if finiteRows(b, n, k) {
+							finite = 1
 						}
-						dot := float64(s0+p[2]) + float64(p[1]+p[3])
-						crow[j0+s] += float64(alpha * dot)
+					}
+					if finite == 1 {
+						counts[i-p0] = cnt
+						continue
+					}
+				}
+			}
+			dense[nd] = i
+			nd++
+		}
+		for j0 := 0; j0 < n; j0 += 4 {
+			var br4 [4][]float64
+			for s := range br4 {
+				j := min(j0+s, n-1)
+				br4[s] = b.Data[j*b.Stride : j*b.Stride+k]
+			}
+			// Sparse rows: 4 rows of B at a time.
+			for i := p0; i < p1; i++ {
+				cnt := counts[i-p0]
+				if cnt < 0 {
+					continue
+				}
+				x := a.Data[i*a.Stride : i*a.Stride+k]
+				if cnt > 0 {
+					dot1x4List(x, &br4, lists[i-p0][:cnt], &acc4)
+				} else {
+					acc4 = [4][4]float64{}
+				}
+				crow := c.Data[i*c.Stride:]
+				for s := 0; s < 4 && j0+s < n; s++ {
+					finishDot(crow, j0+s, &acc4[s], x, br4[s], k4, alpha)
+				}
+			}
+			// Dense rows: 4 at a time against 2 rows of B at a time.
+			for jj := j0; jj < min(n, j0+4); jj += 2 {
+				var br [2][]float64
+				for s := range br {
+					j := min(jj+s, n-1)
+					br[s] = b.Data[j*b.Stride : j*b.Stride+k]
+				}
+				for d0 := 0; d0 < nd; d0 += 4 {
+					var ar [4][]float64
+					for r := range ar {
+						i := dense[min(d0+r, nd-1)]
+						ar[r] = a.Data[i*a.Stride : i*a.Stride+k]
+					}
+					dot4x2(&ar, &br, k4, &acc)
+					for r := 0; r < 4 && d0+r < nd; r++ {
+						crow := c.Data[dense[d0+r]*c.Stride:]
+						for s := 0; s < 2 && jj+s < min(n, j0+4); s++ {
+							finishDot(crow, jj+s, &acc[r*2+s], ar[r], br[s], k4, alpha)
+						}
 					}
 				}
 			}
@@ -126,9 +185,54 @@ func dotProducts(alpha float64, a, b, c blas64.General, k int) {
 	}
 }
 
+// finishDot completes gonum's DotUnitary from the four partial sums p of
+// the leading k4 indices — the remaining terms into p[0] in order, then
+// (p0+p2) + (p1+p3) — and adds α·dot to crow[j].
+func finishDot(crow []float64, j int, p *[4]float64, x, y []float64, k4 int, alpha float64) {
+	s0 := p[0]
+	for l := k4; l < len(x); l++ {
+		s0 += float64(x[l] * y[l])
+	}
+	dot := float64(s0+p[2]) + float64(p[1]+p[3])
+	crow[j] += float64(alpha * dot)
+}
+
+// finiteRows reports whether the first k entries of the n rows of b are
+// all finite.
+func finiteRows(b blas64.General, n, k int) bool {
+	for j := 0; j < n; j++ {
+		for _, v := range b.Data[j*b.Stride : j*b.Stride+k] {
+			if v-v != 0 { // ±Inf and NaN
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // dotPanelRows is the height of the panels of A in dotProducts: 32 rows
 // of 784 (the MLP's input) take 200 KB, half of a typical L2 cache.
 const dotPanelRows = 32
+
+// maxListBlocks bounds the blocks of 4 a sparse row may have (k ≤ 1024).
+const maxListBlocks = 256
+
+// dot1x4ListGo is the pure-Go dot1x4List: acc[s][q] = Σ x[4t+q]·b_s[4t+q]
+// over the listed blocks t, in order, from +0.
+func dot1x4ListGo(x []float64, br *[4][]float64, blocks []int32, acc *[4][4]float64) {
+	for s := range br {
+		y := br[s]
+		var s0, s1, s2, s3 float64
+		for _, t := range blocks {
+			l := 4 * int(t)
+			s0 += float64(x[l] * y[l])
+			s1 += float64(x[l+1] * y[l+1])
+			s2 += float64(x[l+2] * y[l+2])
+			s3 += float64(x[l+3] * y[l+3])
+		}
+		acc[s] = [4]float64{s0, s1, s2, s3}
+	}
+}
 
 // dot4x2Go is the pure-Go dot4x2: acc[2r+s][q] = Σ_t a_r[4t+q]·b_s[4t+q]
 // over the first k4 (a multiple of 4) indices, in order of t, starting

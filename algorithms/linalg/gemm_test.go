@@ -10,21 +10,16 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// fill draws a rows×cols matrix with the given stride: about a third of
-// the entries zero (ReLU-like sparsity, with both signs of zero) unless
-// dense, the rest normal with mixed scales. special adds a few ±Inf and
-// NaN.
-func fill(r *rand.Rand, rows, cols, stride int, special, dense bool) blas64.General {
+// fill draws a rows×cols matrix with the given stride: a fraction zeros
+// of the entries zero (ReLU-like sparsity, both signs of zero), the rest
+// normal with mixed scales. special adds a few ±Inf and NaN.
+func fill(r *rand.Rand, rows, cols, stride int, special bool, zeros float64) blas64.General {
 	data := make([]float64, max(0, (rows-1)*stride+cols)+r.IntN(3))
 	for i := range data {
-		u := r.Float64()
-		if dense {
-			u = 1
-		}
-		switch {
-		case u < 0.25:
+		switch u := r.Float64(); {
+		case u < zeros*0.75:
 			data[i] = 0
-		case u < 0.33:
+		case u < zeros:
 			data[i] = math.Copysign(0, -1)
 		default:
 			data[i] = r.NormFloat64() * math.Pow(10, float64(r.IntN(7)-3))
@@ -48,10 +43,11 @@ func sameBits(x, y float64) bool {
 var sizes = []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 70}
 
 type gemmCase struct {
-	tA, tB         blas.Transpose
-	m, n, k        int
-	alpha, beta    float64
-	special, dense bool // non-finite entries; A without zeros
+	tA, tB      blas.Transpose
+	m, n, k     int
+	alpha, beta float64
+	special     bool    // non-finite entries
+	zerosA      float64 // fraction of zeros in A (0.33 ReLU-like, 0 dense, 0.85 pixels)
 }
 
 func (c gemmCase) String() string {
@@ -61,7 +57,7 @@ func (c gemmCase) String() string {
 		}
 		return "N"
 	}
-	return fmt.Sprintf("%s%s-m%d-n%d-k%d-a%g-b%g-special%v-dense%v", t(c.tA), t(c.tB), c.m, c.n, c.k, c.alpha, c.beta, c.special, c.dense)
+	return fmt.Sprintf("%s%s-m%d-n%d-k%d-a%g-b%g-special%v-zeros%g", t(c.tA), t(c.tB), c.m, c.n, c.k, c.alpha, c.beta, c.special, c.zerosA)
 }
 
 // cases draws shape/transpose/scalar combinations: every size of sizes
@@ -77,14 +73,16 @@ func cases(r *rand.Rand) []gemmCase {
 					mnk[dim] = s
 					cs = append(cs, gemmCase{tA: tA, tB: tB, m: mnk[0], n: mnk[1], k: mnk[2],
 						alpha: []float64{1, 1, -0.5, 0, 3}[r.IntN(5)], beta: []float64{0, 1, 1, 0.5, -2}[r.IntN(5)],
-						special: r.IntN(4) == 0, dense: r.IntN(3) == 0})
+						special: r.IntN(4) == 0, zerosA: []float64{0, 0.33, 0.85}[r.IntN(3)]})
 				}
 			}
 			// The MLP 784-196-10 at batch 13 (odd), a k with a remainder and
 			// one longer than the coefficient chunks of axpyProducts.
 			for _, mnk := range [][3]int{{13, 196, 784}, {196, 784, 13}, {13, 10, 196}, {13, 196, 10}, {10, 196, 13}, {5, 6, 1027}, {9, 13, 300}} {
-				cs = append(cs, gemmCase{tA: tA, tB: tB, m: mnk[0], n: mnk[1], k: mnk[2], alpha: 1, beta: 1},
-					gemmCase{tA: tA, tB: tB, m: mnk[0], n: mnk[1], k: mnk[2], alpha: 1, beta: 0, dense: true})
+				for _, z := range []float64{0, 0.33, 0.85} {
+					cs = append(cs, gemmCase{tA: tA, tB: tB, m: mnk[0], n: mnk[1], k: mnk[2], alpha: 1, beta: 1, zerosA: z},
+						gemmCase{tA: tA, tB: tB, m: mnk[0], n: mnk[1], k: mnk[2], alpha: 1, beta: 0, zerosA: z, special: true})
+				}
 			}
 		}
 	}
@@ -103,9 +101,9 @@ func operands(r *rand.Rand, c gemmCase) (a, b, cm blas64.General) {
 		br, bc = c.n, c.k
 	}
 	pad := func() int { return []int{0, 0, 1, 3}[r.IntN(4)] }
-	a = fill(r, ar, ac, max(1, ac)+pad(), c.special, c.dense)
-	b = fill(r, br, bc, max(1, bc)+pad(), c.special, false)
-	cm = fill(r, c.m, c.n, max(1, c.n)+pad(), c.special, false)
+	a = fill(r, ar, ac, max(1, ac)+pad(), c.special, c.zerosA)
+	b = fill(r, br, bc, max(1, bc)+pad(), c.special && r.IntN(2) == 0, 0.33)
+	cm = fill(r, c.m, c.n, max(1, c.n)+pad(), c.special, 0.33)
 	return a, b, cm
 }
 

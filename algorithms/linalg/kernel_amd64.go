@@ -94,3 +94,22 @@ func addScaledProduct(dst, a []float64, d, f float64) {
 	}
 	addScaledProductAVX2(&dst[0], &a[0], len(a), d, f)
 }
+
+// dot1x4ListAVX2 is dot1x4ListGo (cnt > 0).
+//
+//go:noescape
+func dot1x4ListAVX2(x, b0, b1, b2, b3 *float64, blocks *int32, cnt int, acc *[4][4]float64)
+
+func dot1x4List(x []float64, br *[4][]float64, blocks []int32, acc *[4][4]float64) {
+	if !useAVX2 || len(blocks) == 0 {
+		dot1x4ListGo(x, br, blocks, acc)
+		return
+	}
+	// Bounds: the last block is the largest.
+	end := 4*int(blocks[len(blocks)-1]) + 4
+	_ = x[:end]
+	for s := range br {
+		_ = br[s][:end]
+	}
+	dot1x4ListAVX2(&x[0], &br[0][0], &br[1][0], &br[2][0], &br[3][0], &blocks[0], len(blocks), acc)
+}

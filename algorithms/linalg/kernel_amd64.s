@@ -420,3 +420,46 @@ sp1:
 spdone:
 	VZEROUPPER
 	RET
+
+// func dot1x4ListAVX2(x, b0, b1, b2, b3 *float64, blocks *int32, cnt int, acc *[4][4]float64)
+//
+// acc[s] = lane-wise Σ x[4t:4t+4]·b_s[4t:4t+4] over the blocks t listed
+// (in increasing order), from +0: dot4x2AVX2's partial sums with the
+// blocks where x is zero skipped.
+TEXT ·dot1x4ListAVX2(SB), NOSPLIT, $0-64
+	MOVQ   x+0(FP), AX
+	MOVQ   b0+8(FP), SI
+	MOVQ   b1+16(FP), DI
+	MOVQ   b2+24(FP), R8
+	MOVQ   b3+32(FP), R10
+	MOVQ   blocks+40(FP), R9
+	MOVQ   cnt+48(FP), CX
+	MOVQ   acc+56(FP), R11
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   BX, BX
+
+d14loop:
+	MOVLQSX (R9)(BX*4), DX
+	SHLQ    $5, DX
+	VMOVUPD (AX)(DX*1), Y4
+	VMULPD  (SI)(DX*1), Y4, Y5
+	VMULPD  (DI)(DX*1), Y4, Y6
+	VMULPD  (R8)(DX*1), Y4, Y7
+	VMULPD  (R10)(DX*1), Y4, Y8
+	VADDPD  Y5, Y0, Y0
+	VADDPD  Y6, Y1, Y1
+	VADDPD  Y7, Y2, Y2
+	VADDPD  Y8, Y3, Y3
+	INCQ    BX
+	CMPQ    BX, CX
+	JLT     d14loop
+
+	VMOVUPD Y0, 0(R11)
+	VMOVUPD Y1, 32(R11)
+	VMOVUPD Y2, 64(R11)
+	VMOVUPD Y3, 96(R11)
+	VZEROUPPER
+	RET

@@ -17,3 +17,7 @@ func axpy4(c []float64, ldc, n int, coef []float64, off []int, b []float64) {
 }
 
 func addScaledProduct(dst, a []float64, d, f float64) { addScaledProductGo(dst, a, d, f) }
+
+func dot1x4List(x []float64, br *[4][]float64, blocks []int32, acc *[4][4]float64) {
+	dot1x4ListGo(x, br, blocks, acc)
+}

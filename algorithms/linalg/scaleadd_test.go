@@ -15,8 +15,8 @@ func TestAddScaledProductMatchesGonum(t *testing.T) {
 	r := rand.New(rand.NewPCG(24, 4))
 	for n := 0; n <= 40; n++ {
 		for rep := 0; rep < 5; rep++ {
-			a := fill(r, 1, n+1, n+1, rep == 4, false).Data[:n]
-			dst := fill(r, 1, n+1, n+1, false, false).Data[:n]
+			a := fill(r, 1, n+1, n+1, rep == 4, 0.33).Data[:n]
+			dst := fill(r, 1, n+1, n+1, false, 0.33).Data[:n]
 			d, f := r.NormFloat64(), r.Float64()
 			want := append([]float64(nil), dst...)
 			g := make([]float64, n)
