@@ -18,10 +18,16 @@
 //     added to s_0 in order, then (s_0+s_2) + (s_1+s_3). One YMM register
 //     holds (s_0, s_1, s_2, s_3) of one entry, so a 4-wide multiply and add
 //     is the same pair of roundings per lane as gonum's two SSE2 pairs.
+//     Blocks of four entries where a row of A is ±0 add ±0 to each partial
+//     sum, which leaves sums that start at +0 unchanged when B is finite:
+//     rows of A that are mostly such blocks (image borders) skip them.
 //   - A·B and Aᵀ·B (NoTrans/Trans, NoTrans): c_ij ← c_ij + (α·a_il)·b_lj for
 //     l = 0, 1, …, k−1 in order, skipping every l with α·a_il = 0 (gonum's
 //     axpy loops skip them, which matters for signed zeros, infinities and
 //     NaNs, and saves the work of ReLU-zeroed rows).
+//
+// AddScaledProduct is the element-wise kernel of DP-SGD's exact clipped sum
+// (gonum's ScaleTo followed by AddScaled, without the intermediate vector).
 //
 // Multiplications and additions are separate instructions (never fused:
 // the pure-Go code converts every product with float64(·), which forbids
