@@ -11,6 +11,12 @@ func TestNoAllocationsAfterWarmUp(t *testing.T) {
 		f    func()
 	}
 	var calls []call
+	factor := func(ss float64, g func() []float64) float64 {
+		if ss > 1 {
+			return 1 / ss
+		}
+		return 1
+	}
 	for _, m := range []Model{
 		NewLogReg(20, 2, CrossEntropy),
 		NewLogReg(20, 10, DoubleSoftmax),
@@ -31,6 +37,8 @@ func TestNoAllocationsAfterWarmUp(t *testing.T) {
 			call{name + ".LossGrad", func() { m.LossGrad(p, b, grad, r) }},
 			call{name + ".LossGrad(no grad)", func() { m.LossGrad(p, b, nil, nil) }},
 			call{name + ".Predict", func() { m.Predict(p, b, out) }},
+			call{name + ".ClippedGradSum", func() { m.(ClippedSummer).ClippedGradSum(p, b, 0.5, grad, ls, r) }},
+			call{name + ".ExactClippedGradSum", func() { m.(ExactClipper).ExactClippedGradSum(p, b, grad, factor, r) }},
 		)
 	}
 	for _, c := range calls {

@@ -29,6 +29,8 @@ type LogReg struct {
 	// a gathered batch for GradRows with more classes.
 	wd, sc, bx []float64
 	by         []int
+	dl         []float64  // N×classes: head gradients of ClippedGradSum
+	ex         exactState // scratch of ExactClippedGradSum
 }
 
 // NewLogReg returns a logistic regression of inputDim features and classes

@@ -53,6 +53,8 @@ type MLP struct {
 	h    [][]float64 // per layer, N×sizes[l+1]: pre-activations, then activations of hidden layers
 	dlt  [][]float64 // per layer, N×sizes[l+1]: dloss/dz
 	work []float64   // classes: scratch of the loss head
+	fac  []float64   // N: clip factors of ClippedGradSum
+	ex   exactState  // scratch of ExactClippedGradSum
 }
 
 // NewMLP returns an MLP with the given layer sizes (at least input and
