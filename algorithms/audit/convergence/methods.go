@@ -196,11 +196,21 @@ var Methods = map[string]*Method{
 		},
 	},
 	"fedprox": {
-		Name: "fedprox", Summary: "FedProx: FedAvg whose local steps minimise f_i(y) + (prox/2)‖y − x‖² (E gradient steps)",
-		Params: []string{"lr", "E", "K", "glr", "prox", "with_replacement"}, Required: []string{"lr", "E", "prox"}, Affine: true,
+		Name: "fedprox", Summary: "FedProx: FedAvg whose local steps minimise f_i(y) + (prox/2)‖y − x‖² (E gradient steps, or exact_prox: 1 for the exact minimiser on quadratic clients)",
+		Params: []string{"lr", "E", "K", "glr", "prox", "with_replacement", "exact_prox"}, Required: []string{"prox"}, Affine: true,
 		StateDim: func(d, n int) int { return d }, Init: copyInit, Iterate: first, Sampled: roundSampled,
 		Step: func(r int, st []float64, sel []int, e *Env) []float64 {
 			mu := e.P("prox", 0, r, 0)
+			if e.P("exact_prox", 0, r, 0) != 0 && e.In.Quad != nil {
+				nx := make([]float64, len(st))
+				for _, i := range sel {
+					y := exactProx(e.In.Quad[i], st, mu)
+					for j := range nx {
+						nx[j] += y[j] / float64(len(sel))
+					}
+				}
+				return nx
+			}
 			return fedRound(r, st, sel, e, func(_ int, x, y, g []float64) {
 				for j := range g {
 					g[j] += mu * (y[j] - x[j])
