@@ -375,6 +375,7 @@ var handChecks = []struct{ file, paper, claim, number string }{
 	{"upcycled-lemma5.5", "upcycled", "upcycled/lemma5.5-one-step", ""},
 	{"upcycled-lemma5.5-corrected", "upcycled", "upcycled/lemma5.5-one-step", "corrected_violations"},
 	{"normec-thm1", "normec", "normec/thm1-bound", ""},
+	{"fedddpm-thm1", "fedddpm", "fedddpm/theorem1-bound-quadratics", ""},
 }
 
 // TestPaperTheoremsAgree: the engine reaches the hand-written checks'

@@ -198,7 +198,7 @@ var (
 	Overs          = []string{"last", "average", "min", "mean"}
 	FamilyNames    = []string{"quadratic", "huber", "logistic", "piecewise", "cosine"}
 	ConstantNames  = []string{"L", "mu", "sigma2", "zeta2"}
-	InstanceNames  = []string{"R2", "F0", "G0", "zeta2_star", "Gamma", "G2", "d", "B2", "mu_clients"}
+	InstanceNames  = []string{"R2", "F0", "G0", "zeta2_star", "Gamma", "G2", "d", "B2", "mu_clients", "zeta2_max", "zeta2_sup"}
 	reservedInStep = []string{"t", "r"}
 )
 

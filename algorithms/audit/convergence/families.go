@@ -186,6 +186,9 @@ func Generate(s InstanceSpec) (*Instance, error) {
 				z += dot(del[i], del[i]) / float64(n)
 			}
 			in.Zeta2Cert = z
+			for i := range del {
+				in.Zeta2MaxCert = math.Max(in.Zeta2MaxCert, dot(del[i], del[i]))
+			}
 			in.XStar = zero
 		case "shared-minimizer":
 			// clients ½(x − x*)ᵀA_i(x − x*) with x* = 0: different curvatures,
@@ -278,6 +281,8 @@ func Generate(s InstanceSpec) (*Instance, error) {
 		}
 		if !in.Identical {
 			in.Zeta2Cert = a * a * delta * delta
+			// |clamp_i − mean clamp| ≤ 2δ
+			in.Zeta2MaxCert = 4 * a * a * delta * delta
 		}
 		// Solution: ⊥ part 0 (P ≻ 0 there); along u the monotone equation
 		// (1/N)Σ a·clamp(s − c_i, ±δ) + μ_lo·s = 0, solved by bisection.
@@ -439,7 +444,9 @@ func Generate(s InstanceSpec) (*Instance, error) {
 	}
 	in.FStar = in.F(in.XStar)
 	if in.Identical {
-		in.Zeta2Cert = 0
+		in.Zeta2Cert, in.Zeta2MaxCert = 0, 0
+	} else if in.Zeta2MaxCert == 0 {
+		in.Zeta2MaxCert = math.Inf(1)
 	}
 	if err := in.Certify(s.Convexity, s.Heterogeneity, k); err != nil {
 		return nil, err

@@ -33,7 +33,10 @@ type Instance struct {
 	LCert     float64 `json:"L_certified"`
 	MuCert    float64 `json:"mu_certified"`
 	Zeta2Cert float64 `json:"zeta2_certified"`
-	Identical bool    `json:"identical"`
+	// Zeta2MaxCert bounds sup_x max_i ‖∇f_i(x) − ∇f(x)‖² (the per-client
+	// form of bounded heterogeneity, e.g. FedDDPM's σ_g²).
+	Zeta2MaxCert float64 `json:"zeta2_max_certified"`
+	Identical    bool    `json:"identical"`
 	// Quadratic clients (exact moments): f_i(x) = ½xᵀA_i x − b_iᵀx + k_i.
 	Quad []*QuadObj `json:"quadratic,omitempty"`
 	// Spec reproduces the instance: family, class, dimension, clients,
@@ -96,7 +99,7 @@ func (in *Instance) Symbols() map[string]float64 {
 	return map[string]float64{
 		"R2": dist2(in.X0, in.XStar), "F0": in.F(in.X0) - in.FStar, "G0": dot(g, g),
 		"zeta2_star": z / float64(in.N()), "Gamma": in.gamma(), "d": float64(d),
-		"B2": in.dissimilarity(), "mu_clients": in.MuCert,
+		"B2": in.dissimilarity(), "mu_clients": in.MuCert, "zeta2_max": in.Zeta2MaxCert, "zeta2_sup": in.Zeta2Cert,
 	}
 }
 

@@ -368,6 +368,31 @@ var Methods = map[string]*Method{
 			return out
 		},
 	},
+	"fedddpm": {
+		Name: "fedddpm", Summary: "FedDDPM (Algorithm 1 on a generic objective): K of N clients (uniform without replacement) run E local SGD steps of lr, the server averages the updates, then takes S steps of slr on an unbiased auxiliary gradient ∇f(w) + noise of the clients' variance (Assumption 4)",
+		Params: []string{"lr", "E", "K", "slr", "S"}, Required: []string{"lr", "E", "slr", "S"}, Affine: true,
+		StateDim: func(d, n int) int { return d }, Init: copyInit, Iterate: first, Sampled: roundSampled,
+		Step: func(r int, st []float64, sel []int, e *Env) []float64 {
+			w := fedRound(r, st, sel, e, nil)
+			S := intP(e, "S", 0)
+			d := len(w)
+			g := make([]float64, d)
+			sig := maxOf(e.In.Sigma2)
+			for k := 0; k < S; k++ {
+				e.In.GradF(w, g)
+				eta := e.P("slr", r*S+k, r, math.NaN())
+				sd := math.Sqrt(sig / float64(d))
+				for j := range w {
+					noise := 0.0
+					if sig > 0 {
+						noise = sd * e.Tape.Next()
+					}
+					w[j] -= eta * (g[j] + noise)
+				}
+			}
+			return w
+		},
+	},
 	"dp-sgd": {
 		Name: "dp-sgd", Summary: "DP-SGD over clients as examples: K sampled, gradients clipped to clip, Gaussian noise z·clip added to the sum, divided by K",
 		Params: []string{"lr", "K", "clip", "z", "with_replacement"}, Required: []string{"lr", "clip", "z"}, Affine: false,
