@@ -365,3 +365,55 @@ func TestPlantedError(t *testing.T) {
 		t.Error("no planted error was detected")
 	}
 }
+
+// handChecks maps each paper-theorem claim file to fedrepro's hand-written
+// check of the same statement (proofs/<paper>) and the verdict that check
+// records in golden/<paper>/claims.yaml — read from the golden, never typed
+// here. A number key (instead of the verdict) compares a count the check
+// records: zero violations ↔ no counterexample.
+var handChecks = []struct{ file, paper, claim, number string }{
+	{"upcycled-lemma5.5", "upcycled", "upcycled/lemma5.5-one-step", ""},
+	{"upcycled-lemma5.5-corrected", "upcycled", "upcycled/lemma5.5-one-step", "corrected_violations"},
+	{"normec-thm1", "normec", "normec/thm1-bound", ""},
+	{"fedddpm-thm1", "fedddpm", "fedddpm/theorem1-bound-quadratics", ""},
+}
+
+// TestPaperTheoremsAgree: the engine reaches the hand-written checks'
+// verdicts (refuted ↔ violated; holds ↔ no counterexample or vacuous).
+func TestPaperTheoremsAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("audits the paper claims")
+	}
+	reps := auditAll(t)
+	for _, h := range handChecks {
+		b, err := os.ReadFile(filepath.Join("../../golden", h.paper, "claims.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g struct {
+			Claims map[string]struct {
+				Verdict string             `yaml:"verdict"`
+				Numbers map[string]float64 `yaml:"numbers"`
+			} `yaml:"claims"`
+		}
+		if err := yaml.Unmarshal(b, &g); err != nil {
+			t.Fatal(err)
+		}
+		hc, ok := g.Claims[h.claim]
+		if !ok {
+			t.Fatalf("golden/%s/claims.yaml has no %s", h.paper, h.claim)
+		}
+		refuted := hc.Verdict == "refuted"
+		if h.number != "" {
+			n, ok := hc.Numbers[h.number]
+			if !ok {
+				t.Fatalf("%s records no %s", h.claim, h.number)
+			}
+			refuted = n > 0
+		}
+		got := reps[h.file].Verdict
+		if refuted != (got == conv.Violated) || got == conv.Underspecified {
+			t.Errorf("%s: engine %s, hand-written check %s (%s %s)", h.file, got, h.claim, hc.Verdict, h.number)
+		}
+	}
+}

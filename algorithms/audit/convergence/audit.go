@@ -12,6 +12,10 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 )
 
+// ErrOutside marks an instance whose quantities (Γ, F0, …) break one of
+// the theorem's constraints; the search skips and counts it.
+var ErrOutside = errors.New("instance outside the theorem's constraints")
+
 // Verdicts.
 const (
 	Violated       = "violated"
@@ -67,7 +71,8 @@ type ReadingReport struct {
 	// BelowTrivial counts evaluations whose bound is below the trivial value.
 	BelowTrivial int `json:"below_trivial"`
 	// Degenerate counts search points skipped because their instance had
-	// no accurate unique solution (ErrDegenerate).
+	// no accurate unique solution (ErrDegenerate) or broke a constraint
+	// that reads instance quantities (ErrOutside).
 	Degenerate  int      `json:"degenerate"`
 	Evaluations int      `json:"evaluations"`
 	Modes       []string `json:"modes"`
@@ -116,6 +121,10 @@ func (c *Claim) evaluate(rd Reading, point map[string]float64, spec InstanceSpec
 	if err != nil {
 		return nil, at(c.file, err)
 	}
+	if len(res.Failed) > 0 {
+		// a constraint reading the instance's quantities (Γ, F0, …) fails
+		return nil, fmt.Errorf("%w: violates %s", ErrOutside, strings.Join(res.Failed, ", "))
+	}
 	rn := &runner{c: c, m: Methods[c.Algorithm.Name.S], res: res, in: in, seed: o.Seed, mc: mc,
 		needG2: slices.Contains(res.Bound.ids, "G2") || c.varsUse("G2")}
 	ms, err := rn.measure()
@@ -132,7 +141,7 @@ func (c *Claim) evaluate(rd Reading, point map[string]float64, spec InstanceSpec
 		return nil, at(c.file, fmt.Errorf("bound: %v", err))
 	}
 	triv := trivialValue(c.Quantity.Measure.S, sym)
-	ev := &Eval{Family: spec.Family, Point: point, Measured: ms, Bound: b, Trivial: triv, Spec: spec, Symbols: sym}
+	ev := &Eval{Family: spec.Family, Point: point, Measured: ms, Bound: b, Trivial: triv, Spec: spec, Symbols: finite(sym)}
 	tol := 1e-9 * math.Max(math.Abs(b), triv)
 	ev.Violated = ms.Lower > b+tol
 	switch {
@@ -238,7 +247,7 @@ func Audit(c *Claim, o Options) (*Report, error) {
 						th[i] = r.Float64()
 					}
 					ev, err := c.evaluate(rd, pt, spec(th, j), o, b.MC)
-					if errors.Is(err, ErrDegenerate) {
+					if errors.Is(err, ErrDegenerate) || errors.Is(err, ErrOutside) {
 						rr.Degenerate++
 						continue
 					}
@@ -261,7 +270,7 @@ func Audit(c *Claim, o Options) (*Report, error) {
 						return 0
 					}
 					ev, err := c.evaluate(rd, pt, spec(clamp01(th), bestJ), o, b.MC)
-					if errors.Is(err, ErrDegenerate) {
+					if errors.Is(err, ErrDegenerate) || errors.Is(err, ErrOutside) {
 						rr.Degenerate++
 						return 0
 					}
@@ -564,4 +573,16 @@ func Replay(c *Claim, f *InstanceFile) (*Eval, error) {
 		}
 	}
 	return nil, fmt.Errorf("instance file: claim %s has no reading %q", c.ID, f.Reading)
+}
+
+// finite drops non-finite symbols (B2 of instances without a shared
+// minimiser) from what a report stores.
+func finite(m map[string]float64) map[string]float64 {
+	out := make(map[string]float64, len(m))
+	for k, v := range m {
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			out[k] = v
+		}
+	}
+	return out
 }

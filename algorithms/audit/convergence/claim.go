@@ -76,7 +76,9 @@ type Class struct {
 	// Convexity: strongly-convex (μ > 0), convex, nonconvex.
 	Convexity Text `yaml:"convexity"`
 	// Heterogeneity: none (identical clients), uniform
-	// (sup_x (1/N)Σ‖∇f_i(x) − ∇f(x)‖² ≤ zeta2), any (no bound; the
+	// (sup_x (1/N)Σ‖∇f_i(x) − ∇f(x)‖² ≤ zeta2), shared-minimizer (every
+	// ∇f_i(x*) = 0, so FedProx's B-local dissimilarity
+	// B² = sup_x (1/N)Σ‖∇f_i‖²/‖∇f‖² is finite: the instance's B2), any (no bound; the
 	// instance's zeta2_star and Gamma may appear in the bound).
 	Heterogeneity Text `yaml:"heterogeneity"`
 	// Noise: none or bounded-variance (E‖g_i − ∇f_i‖² ≤ sigma2, additive
@@ -190,13 +192,13 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
 // Enumerations of the format.
 var (
 	Convexities    = []string{"strongly-convex", "convex", "nonconvex"}
-	Heterogeneity  = []string{"none", "uniform", "any"}
+	Heterogeneity  = []string{"none", "uniform", "shared-minimizer", "any"}
 	Noises         = []string{"none", "bounded-variance"}
 	Measures       = []string{"gap", "dist", "grad", "gradnorm"}
 	Overs          = []string{"last", "average", "min", "mean"}
 	FamilyNames    = []string{"quadratic", "huber", "logistic", "piecewise", "cosine"}
 	ConstantNames  = []string{"L", "mu", "sigma2", "zeta2"}
-	InstanceNames  = []string{"R2", "F0", "G0", "zeta2_star", "Gamma", "G2", "d"}
+	InstanceNames  = []string{"R2", "F0", "G0", "zeta2_star", "Gamma", "G2", "d", "B2", "mu_clients", "zeta2_max", "zeta2_sup"}
 	reservedInStep = []string{"t", "r"}
 )
 

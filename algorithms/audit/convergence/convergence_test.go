@@ -335,14 +335,14 @@ bound: L*R2/(4*T + 2)
 	}
 }
 
-// TestOutcomes: sampling outcomes are complete and their probabilities
-// sum to one.
+// TestOutcomes: sampling outcomes are complete (multisets for draws with
+// replacement) and their probabilities sum to one.
 func TestOutcomes(t *testing.T) {
 	for _, tc := range []struct {
 		n, k  int
 		repl  bool
 		count int
-	}{{5, 0, false, 1}, {5, 2, false, 10}, {6, 3, false, 20}, {3, 2, true, 9}, {4, 3, true, 64}} {
+	}{{5, 0, false, 1}, {5, 2, false, 10}, {6, 3, false, 20}, {3, 2, true, 6}, {4, 3, true, 20}, {4, 4, true, 35}} {
 		o := outcomes(tc.n, tc.k, tc.repl)
 		if len(o) != tc.count {
 			t.Errorf("n=%d k=%d repl=%v: %d outcomes, want %d", tc.n, tc.k, tc.repl, len(o), tc.count)

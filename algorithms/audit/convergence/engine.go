@@ -64,26 +64,38 @@ func outcomes(n, k int, withRepl bool) []outcome {
 	}
 	var out []outcome
 	if withRepl {
-		total := math.Pow(float64(n), float64(k))
-		if total > 256 {
+		// K independent uniform draws: the step depends on the multiset
+		// only (a mean over the drawn clients), so enumerate non-decreasing
+		// tuples with their multinomial probabilities K!/∏c_i! / N^K.
+		var rec func(start int, cur []int)
+		rec = func(start int, cur []int) {
+			if len(out) > 256 {
+				return
+			}
+			if len(cur) == k {
+				p := math.Lgamma
+				lp, _ := p(float64(k + 1))
+				for i := 0; i < len(cur); {
+					j := i
+					for j < len(cur) && cur[j] == cur[i] {
+						j++
+					}
+					l, _ := p(float64(j - i + 1))
+					lp -= l
+					i = j
+				}
+				out = append(out, outcome{append([]int(nil), cur...), math.Exp(lp - float64(k)*math.Log(float64(n)))})
+				return
+			}
+			for i := start; i < n; i++ {
+				rec(i, append(cur, i))
+			}
+		}
+		rec(0, nil)
+		if len(out) > 256 {
 			return nil
 		}
-		idx := make([]int, k)
-		for {
-			out = append(out, outcome{append([]int(nil), idx...), 1 / total})
-			j := k - 1
-			for j >= 0 {
-				idx[j]++
-				if idx[j] < n {
-					break
-				}
-				idx[j] = 0
-				j--
-			}
-			if j < 0 {
-				return out
-			}
-		}
+		return out
 	}
 	var rec func(start int, cur []int)
 	rec = func(start int, cur []int) {

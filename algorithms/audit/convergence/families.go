@@ -38,6 +38,8 @@ func ThetaDims(family string, d, n int, heterogeneity string) int {
 			k += n*d + 1
 		case "any":
 			k += 2*n*d + 1
+		case "shared-minimizer":
+			k += n * d
 		}
 		return k
 	case "huber":
@@ -48,6 +50,9 @@ func ThetaDims(family string, d, n int, heterogeneity string) int {
 		return k
 	case "logistic":
 		m := d + 2
+		if heterogeneity == "any" {
+			return n*(m*d+m) + x0
+		}
 		return m*d + m + x0
 	case "piecewise":
 		m := 2 * d
@@ -181,6 +186,22 @@ func Generate(s InstanceSpec) (*Instance, error) {
 				z += dot(del[i], del[i]) / float64(n)
 			}
 			in.Zeta2Cert = z
+			for i := range del {
+				in.Zeta2MaxCert = math.Max(in.Zeta2MaxCert, dot(del[i], del[i]))
+			}
+			in.XStar = zero
+		case "shared-minimizer":
+			// clients ½(x − x*)ᵀA_i(x − x*) with x* = 0: different curvatures,
+			// one minimiser.
+			for i := 0; i < n; i++ {
+				li := make([]float64, d)
+				for j := range li {
+					li[j] = eig()
+				}
+				in.Clients = append(in.Clients, newQuad(spectral(orthogonal(d, r), li), make([]float64, d), 0))
+			}
+			in.Identical = n == 1
+			in.Zeta2Cert = math.Inf(1)
 			in.XStar = zero
 		case "any":
 			spread := math.Pow(10, 2*th.next()-1)
@@ -260,6 +281,8 @@ func Generate(s InstanceSpec) (*Instance, error) {
 		}
 		if !in.Identical {
 			in.Zeta2Cert = a * a * delta * delta
+			// |clamp_i − mean clamp| ≤ 2δ
+			in.Zeta2MaxCert = 4 * a * a * delta * delta
 		}
 		// Solution: ⊥ part 0 (P ≻ 0 there); along u the monotone equation
 		// (1/N)Σ a·clamp(s − c_i, ±δ) + μ_lo·s = 0, solved by bisection.
@@ -288,41 +311,47 @@ func Generate(s InstanceSpec) (*Instance, error) {
 		in.LCert = math.Max(phi2, dot(u, matVecNew(pu, u))+a)
 		in.MuCert = plo
 	case "logistic":
+		// Each client: m = d + 2 points a_j with label weights p_j (never
+		// separable), scaled so λ_max((1/4m)Σ a aᵀ) = L − μ_lo exactly.
 		m := d + 2
-		pts := make([][]float64, m)
-		ps := make([]float64, m)
-		for j := range pts {
-			pts[j] = make([]float64, d)
-			for i := range pts[j] {
-				pts[j][i] = 2*th.next() - 1
+		clients := 1
+		if s.Heterogeneity == "any" {
+			clients = n
+		}
+		var objs []*logObj
+		for c := 0; c < clients; c++ {
+			pts := make([][]float64, m)
+			ps := make([]float64, m)
+			for j := range pts {
+				pts[j] = make([]float64, d)
+				for i := range pts[j] {
+					pts[j][i] = 2*th.next() - 1
+				}
 			}
-		}
-		for j := range ps {
-			ps[j] = 0.02 + 0.96*th.next()
-		}
-		// Scale the points so λ_max((1/4m)Σ a aᵀ) = L − μ_lo exactly.
-		cov := mat.NewSymDense(d, nil)
-		for _, a := range pts {
-			cov.SymRankOne(cov, 1/(4*float64(m)), mat.NewVecDense(d, a))
-		}
-		_, top := eigRange(cov)
-		sc := math.Sqrt((L - muLo) / top)
-		for _, a := range pts {
-			for i := range a {
-				a[i] *= sc
+			for j := range ps {
+				ps[j] = 0.02 + 0.96*th.next()
 			}
+			_, top := eigRange(logCov(pts))
+			sc := math.Sqrt((L - muLo) / top)
+			for _, a := range pts {
+				for i := range a {
+					a[i] *= sc
+				}
+			}
+			objs = append(objs, &logObj{a: pts, p: ps, mu: muLo})
 		}
-		o := &logObj{a: pts, p: ps, mu: muLo}
+		in.LCert, in.MuCert = 0, muLo
 		for i := 0; i < n; i++ {
+			o := objs[i%len(objs)]
 			in.Clients = append(in.Clients, o)
+			_, top := eigRange(logCov(o.a))
+			in.LCert = math.Max(in.LCert, top+muLo)
 		}
-		cov2 := mat.NewSymDense(d, nil)
-		for _, a := range pts {
-			cov2.SymRankOne(cov2, 1/(4*float64(m)), mat.NewVecDense(d, a))
+		in.Identical = len(objs) == 1 || n == 1
+		if !in.Identical {
+			in.Zeta2Cert = math.Inf(1)
 		}
-		_, top2 := eigRange(cov2)
-		in.LCert, in.MuCert = top2+muLo, muLo
-		in.XStar = argmin(o, make([]float64, d))
+		in.XStar = argmin(&sumObj{in}, make([]float64, d))
 		in.X0 = addv(in.XStar, x0dir())
 	case "piecewise":
 		m := 2 * d
@@ -415,7 +444,9 @@ func Generate(s InstanceSpec) (*Instance, error) {
 	}
 	in.FStar = in.F(in.XStar)
 	if in.Identical {
-		in.Zeta2Cert = 0
+		in.Zeta2Cert, in.Zeta2MaxCert = 0, 0
+	} else if in.Zeta2MaxCert == 0 {
+		in.Zeta2MaxCert = math.Inf(1)
 	}
 	if err := in.Certify(s.Convexity, s.Heterogeneity, k); err != nil {
 		return nil, err
@@ -423,8 +454,35 @@ func Generate(s InstanceSpec) (*Instance, error) {
 	return in, nil
 }
 
+// logCov is (1/4m)Σ a aᵀ, the bound on a logistic client's Hessian.
+func logCov(pts [][]float64) *mat.SymDense {
+	d := len(pts[0])
+	c := mat.NewSymDense(d, nil)
+	for _, a := range pts {
+		c.SymRankOne(c, 1/(4*float64(len(pts))), mat.NewVecDense(d, a))
+	}
+	return c
+}
+
 // sumObj is the global objective as an Objective.
 type sumObj struct{ in *Instance }
+
+// Hessian averages the clients' Hessians when they all have one.
+func (s *sumObj) Hessian(x []float64, h *mat.SymDense) {
+	d := len(x)
+	tmp := mat.NewSymDense(d, nil)
+	h.Zero()
+	for _, c := range s.in.Clients {
+		hc, ok := c.(hessianer)
+		if !ok {
+			h.Zero()
+			return
+		}
+		hc.Hessian(x, tmp)
+		h.AddSym(h, tmp)
+	}
+	h.ScaleSym(1/float64(s.in.N()), h)
+}
 
 func (s *sumObj) Value(x []float64) float64 { return s.in.F(x) }
 func (s *sumObj) Grad(x, g []float64)       { s.in.GradF(x, g) }
@@ -451,7 +509,7 @@ func admits(family, convexity, heterogeneity string) bool {
 	if family == "cosine" && heterogeneity != "none" {
 		return false
 	}
-	if (family == "logistic") && heterogeneity == "any" {
+	if heterogeneity == "shared-minimizer" && family != "quadratic" {
 		return false
 	}
 	return slices.Contains(FamilyNames, family)

@@ -274,6 +274,16 @@ func (c *Claim) resolve(rd Reading, g map[string]float64, inst map[string]float6
 			}
 		}
 		if !stepDep[k] {
+			if strings.TrimSpace(v.Formula) == k {
+				// "alpha: alpha": the parameter is the variable (or grid value) of the same name
+				if _, ok := defs[k]; ok {
+					continue
+				}
+				if _, ok := g[k]; ok {
+					continue
+				}
+				return nil, lineErr(v.Line, "parameter %s refers to itself: define %s under variables or grid", k, k)
+			}
 			if _, clash := defs[k]; clash {
 				return nil, lineErr(v.Line, "%s is both a parameter and a variable", k)
 			}

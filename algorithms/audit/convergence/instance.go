@@ -33,7 +33,10 @@ type Instance struct {
 	LCert     float64 `json:"L_certified"`
 	MuCert    float64 `json:"mu_certified"`
 	Zeta2Cert float64 `json:"zeta2_certified"`
-	Identical bool    `json:"identical"`
+	// Zeta2MaxCert bounds sup_x max_i ‖∇f_i(x) − ∇f(x)‖² (the per-client
+	// form of bounded heterogeneity, e.g. FedDDPM's σ_g²).
+	Zeta2MaxCert float64 `json:"zeta2_max_certified"`
+	Identical    bool    `json:"identical"`
 	// Quadratic clients (exact moments): f_i(x) = ½xᵀA_i x − b_iᵀx + k_i.
 	Quad []*QuadObj `json:"quadratic,omitempty"`
 	// Spec reproduces the instance: family, class, dimension, clients,
@@ -96,7 +99,51 @@ func (in *Instance) Symbols() map[string]float64 {
 	return map[string]float64{
 		"R2": dist2(in.X0, in.XStar), "F0": in.F(in.X0) - in.FStar, "G0": dot(g, g),
 		"zeta2_star": z / float64(in.N()), "Gamma": in.gamma(), "d": float64(d),
+		"B2": in.dissimilarity(), "mu_clients": in.MuCert, "zeta2_max": in.Zeta2MaxCert, "zeta2_sup": in.Zeta2Cert,
 	}
+}
+
+// dissimilarity is FedProx's B² = sup_x (1/N)Σ‖∇f_i(x)‖²/‖∇f(x)‖², finite
+// and exact for quadratic clients that share the minimiser x*:
+// B² = λ_max(Ā⁻¹ ((1/N)Σ A_i²) Ā⁻¹). +Inf otherwise.
+func (in *Instance) dissimilarity() float64 {
+	if in.Quad == nil {
+		return math.Inf(1)
+	}
+	d := in.Dim
+	g := make([]float64, d)
+	for _, q := range in.Quad {
+		q.Grad(in.XStar, g)
+		if math.Sqrt(dot(g, g)) > 1e-9 {
+			return math.Inf(1)
+		}
+	}
+	abar := mat.NewSymDense(d, nil)
+	s := mat.NewDense(d, d, nil)
+	for _, q := range in.Quad {
+		abar.AddSym(abar, q.A)
+		var a2 mat.Dense
+		a2.Mul(q.A, q.A)
+		s.Add(s, &a2)
+	}
+	n := float64(in.N())
+	abar.ScaleSym(1/n, abar)
+	s.Scale(1/n, s)
+	var inv mat.Dense
+	if err := inv.Inverse(abar); err != nil {
+		return math.Inf(1)
+	}
+	var m1, m2 mat.Dense
+	m1.Mul(&inv, s)
+	m2.Mul(&m1, &inv)
+	sym := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			sym.SetSym(i, j, (m2.At(i, j)+m2.At(j, i))/2)
+		}
+	}
+	_, hi := eigRange(sym)
+	return hi
 }
 
 func (in *Instance) gamma() float64 {
@@ -132,10 +179,18 @@ func (in *Instance) Certify(convexity, heterogeneity string, k map[string]float6
 			return fmt.Errorf("instance %s: client %d noise variance %g exceeds sigma2 = %g", in.Family, i, s, k["sigma2"])
 		}
 	}
+	g0 := make([]float64, in.Dim)
 	switch heterogeneity {
 	case "none":
 		if !in.Identical {
 			return fmt.Errorf("instance %s: clients differ in a class without heterogeneity", in.Family)
+		}
+	case "shared-minimizer":
+		for i, c := range in.Clients {
+			c.Grad(in.XStar, g0)
+			if n := math.Sqrt(dot(g0, g0)); n > 1e-9*math.Max(1, L*math.Sqrt(dist2(in.X0, in.XStar))) {
+				return fmt.Errorf("instance %s: client %d has ‖∇f_i(x*)‖ = %.3g in a shared-minimiser class", in.Family, i, n)
+			}
 		}
 	case "uniform":
 		if in.Zeta2Cert > k["zeta2"]*(1+tol)+1e-300 {
@@ -233,7 +288,7 @@ type hessianer interface {
 	Hessian(x []float64, h *mat.SymDense)
 }
 
-func isHessianer(o Objective) bool { _, ok := o.(hessianer); return ok }
+func isLog(o Objective) bool { _, ok := o.(*logObj); return ok }
 
 // Hessian writes (1/m)Σ σ(z)(1 − σ(z)) a aᵀ + μI.
 func (l *logObj) Hessian(x []float64, h *mat.SymDense) {
@@ -478,10 +533,12 @@ func argmin(o Objective, x0 []float64) []float64 {
 			break
 		}
 		h := mat.NewSymDense(d, nil)
+		exact := false
 		if ho, ok := o.(hessianer); ok {
 			ho.Hessian(x, h)
+			exact = mat.Trace(h) != 0 || isLog(o)
 		}
-		for j := 0; j < d && !isHessianer(o); j++ {
+		for j := 0; j < d && !exact; j++ {
 			e := 1e-6 * math.Max(1, math.Abs(x[j]))
 			x[j] += e
 			o.Grad(x, gp)

@@ -1,6 +1,7 @@
 package convergence
 
 import (
+	"gonum.org/v1/gonum/mat"
 	"math"
 	"sort"
 )
@@ -195,11 +196,21 @@ var Methods = map[string]*Method{
 		},
 	},
 	"fedprox": {
-		Name: "fedprox", Summary: "FedProx: FedAvg whose local steps minimise f_i(y) + (prox/2)‖y − x‖² (E gradient steps)",
-		Params: []string{"lr", "E", "K", "glr", "prox", "with_replacement"}, Required: []string{"lr", "E", "prox"}, Affine: true,
+		Name: "fedprox", Summary: "FedProx: FedAvg whose local steps minimise f_i(y) + (prox/2)‖y − x‖² (E gradient steps, or exact_prox: 1 for the exact minimiser on quadratic clients)",
+		Params: []string{"lr", "E", "K", "glr", "prox", "with_replacement", "exact_prox"}, Required: []string{"prox"}, Affine: true,
 		StateDim: func(d, n int) int { return d }, Init: copyInit, Iterate: first, Sampled: roundSampled,
 		Step: func(r int, st []float64, sel []int, e *Env) []float64 {
 			mu := e.P("prox", 0, r, 0)
+			if e.P("exact_prox", 0, r, 0) != 0 && e.In.Quad != nil {
+				nx := make([]float64, len(st))
+				for _, i := range sel {
+					y := exactProx(e.In.Quad[i], st, mu)
+					for j := range nx {
+						nx[j] += y[j] / float64(len(sel))
+					}
+				}
+				return nx
+			}
 			return fedRound(r, st, sel, e, func(_ int, x, y, g []float64) {
 				for j := range g {
 					g[j] += mu * (y[j] - x[j])
@@ -306,15 +317,20 @@ var Methods = map[string]*Method{
 		},
 	},
 	"upcycled": {
-		Name: "upcycled", Summary: "Upcycled-FL: even engine steps are FedProx rounds (prox, default 0 = FedAvg), odd steps the data-free extrapolation x ← x + c·(x − x_prev)",
-		Params: []string{"lr", "E", "K", "prox", "c", "with_replacement"}, Required: []string{"lr", "E", "c"}, Affine: true,
+		Name: "upcycled", Summary: "Upcycled-FL: data rounds are FedProx rounds (prox, default 0 = FedAvg; exact_prox: 1 solves each client's proximal problem exactly on quadratic clients), the other rounds the data-free extrapolation x ← x + c·(x − x_prev); start: 1 begins with an extrapolation, delta0 sets x_prev = x⁰ − delta0·(x⁰ − x*)",
+		Params: []string{"lr", "E", "K", "prox", "c", "with_replacement", "exact_prox", "start", "delta0"}, Required: []string{"c"}, Affine: true,
 		StateDim: func(d, n int) int { return 2 * d },
-		Init: func(in *Instance, _ *Env) []float64 {
-			return append(append([]float64(nil), in.X0...), in.X0...)
+		Init: func(in *Instance, e *Env) []float64 {
+			s := append([]float64(nil), in.X0...)
+			d0 := e.P("delta0", 0, 0, 0)
+			for j := range in.X0 {
+				s = append(s, in.X0[j]-d0*(in.X0[j]-in.XStar[j]))
+			}
+			return s
 		},
 		Iterate: first,
 		Sampled: func(t int, e *Env) int {
-			if t%2 == 1 {
+			if upExtrapolates(t, e) {
 				return 0
 			}
 			return roundSampled(t, e)
@@ -324,7 +340,7 @@ var Methods = map[string]*Method{
 			x, xp := st[:d], st[d:]
 			out := make([]float64, 2*d)
 			copy(out[d:], x)
-			if t%2 == 1 {
+			if upExtrapolates(t, e) {
 				c := e.P("c", 0, t, 0)
 				for j := 0; j < d; j++ {
 					out[j] = x[j] + c*(x[j]-xp[j])
@@ -332,13 +348,49 @@ var Methods = map[string]*Method{
 				return out
 			}
 			mu := e.P("prox", 0, t, 0)
-			nx := fedRound(t/2, x, sel, e, func(_ int, x, y, g []float64) {
-				for j := range g {
-					g[j] += mu * (y[j] - x[j])
+			var nx []float64
+			if e.P("exact_prox", 0, t, 0) != 0 && e.In.Quad != nil {
+				nx = make([]float64, d)
+				for _, i := range sel {
+					y := exactProx(e.In.Quad[i], x, mu)
+					for j := range nx {
+						nx[j] += y[j] / float64(len(sel))
+					}
 				}
-			})
+			} else {
+				nx = fedRound(t/2, x, sel, e, func(_ int, x, y, g []float64) {
+					for j := range g {
+						g[j] += mu * (y[j] - x[j])
+					}
+				})
+			}
 			copy(out[:d], nx)
 			return out
+		},
+	},
+	"fedddpm": {
+		Name: "fedddpm", Summary: "FedDDPM (Algorithm 1 on a generic objective): K of N clients (uniform without replacement) run E local SGD steps of lr, the server averages the updates, then takes S steps of slr on an unbiased auxiliary gradient ∇f(w) + noise of the clients' variance (Assumption 4)",
+		Params: []string{"lr", "E", "K", "slr", "S"}, Required: []string{"lr", "E", "slr", "S"}, Affine: true,
+		StateDim: func(d, n int) int { return d }, Init: copyInit, Iterate: first, Sampled: roundSampled,
+		Step: func(r int, st []float64, sel []int, e *Env) []float64 {
+			w := fedRound(r, st, sel, e, nil)
+			S := intP(e, "S", 0)
+			d := len(w)
+			g := make([]float64, d)
+			sig := maxOf(e.In.Sigma2)
+			for k := 0; k < S; k++ {
+				e.In.GradF(w, g)
+				eta := e.P("slr", r*S+k, r, math.NaN())
+				sd := math.Sqrt(sig / float64(d))
+				for j := range w {
+					noise := 0.0
+					if sig > 0 {
+						noise = sd * e.Tape.Next()
+					}
+					w[j] -= eta * (g[j] + noise)
+				}
+			}
+			return w
 		},
 	},
 	"dp-sgd": {
@@ -469,5 +521,41 @@ func MethodNames() []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// upExtrapolates reports whether engine step t of Upcycled-FL is the
+// data-free extrapolation (odd steps; even ones with start: 1).
+func upExtrapolates(t int, e *Env) bool {
+	return (t+intP(e, "start", 0))%2 == 1
+}
+
+// exactProx solves argmin_y f(y) + (μ/2)‖y − x‖² = (A + μI)⁻¹(b + μx)
+// for a quadratic client (linear in x, so the step stays affine).
+func exactProx(q *QuadObj, x []float64, mu float64) []float64 {
+	d := len(x)
+	a := mat.NewSymDense(d, nil)
+	a.CopySym(q.A)
+	rhs := make([]float64, d)
+	for i := 0; i < d; i++ {
+		a.SetSym(i, i, a.At(i, i)+mu)
+		rhs[i] = q.B[i] + mu*x[i]
+	}
+	var ch mat.Cholesky
+	out := make([]float64, d)
+	if !ch.Factorize(a) {
+		for i := range out {
+			out[i] = math.NaN()
+		}
+		return out
+	}
+	v := mat.NewVecDense(d, nil)
+	if ch.SolveVecTo(v, mat.NewVecDense(d, rhs)) != nil {
+		for i := range out {
+			out[i] = math.NaN()
+		}
+		return out
+	}
+	copy(out, v.RawVector().Data)
 	return out
 }
