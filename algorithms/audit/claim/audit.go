@@ -983,7 +983,17 @@ func calibrate(rs []resolved, n numerics, target float64) *Calibration {
 			if z0 == 0 {
 				z0 = 1
 			}
-			s, err := calibrateMemo(r0.event(1/z0, atPrinted).String(), func(s float64) accountant.Event { return r0.event(s/z0, atPrinted) }, target, r0.delta, cfg)
+			// Normalise each phase's multiplier by z0 first (exactly 1 when
+			// the phases share it), so that the σ searched is the
+			// multiplier itself, bit for bit: claims whose procedures
+			// differ only in the noise then build identical events and
+			// share the memoised answer whichever audits first.
+			norm := r0
+			norm.phases = append([]phase(nil), r0.phases...)
+			for i := range norm.phases {
+				norm.phases[i].z /= z0
+			}
+			s, err := calibrateMemo(norm.event(1, atPrinted).String(), func(s float64) accountant.Event { return norm.event(s, atPrinted) }, target, r0.delta, cfg)
 			try(m, s/z0, err)
 			if m == MExact && errors.Is(err, accountant.ErrUnreachable) {
 				break // no sound bound lies below the exact curve
