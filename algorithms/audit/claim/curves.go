@@ -3,6 +3,7 @@ package claim
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -92,18 +93,9 @@ func optimalCompositionEpsilon(eps0 float64, k int, delta float64) float64 {
 // The work is therefore O(visibleMaxTerms) whatever the step count (1e12
 // rounds answer in milliseconds), and for windows below the cap lo = hi.
 func visibleDelta(z, q float64, steps int, eps float64) (lo, hi float64, err error) {
-	nlo, nhi := visibleWindow(q, steps)
-	if nlo > nhi {
-		return 0, 0, nil
-	}
-	width := nhi - nlo + 1
-	block := 1
-	if width > visibleMaxTerms {
-		block = (width + visibleMaxTerms - 1) / visibleMaxTerms
-	}
-	for a := nlo; a <= nhi; a += block {
-		b := min(a+block-1, nhi)
-		w := blockWeight(q, steps, a, b)
+	vw := visibleWeightsFor(q, steps)
+	for i, w := range vw.w {
+		a, b := vw.a[i], vw.b[i]
 		dl, err := accountant.GaussianDelta(z/math.Sqrt(float64(a)), eps)
 		if err != nil {
 			return 1, 1, err
@@ -121,6 +113,50 @@ func visibleDelta(z, q float64, steps int, eps float64) (lo, hi float64, err err
 	// weight below e^−80, so together at most steps·e^−80.
 	hi += float64(steps) * math.Exp(-80)
 	return math.Min(lo, 1), math.Min(hi, 1), nil
+}
+
+// visibleWeights are the blocks [a_i, b_i] of participation counts and
+// their Binomial weights; they depend on (q, steps) only, not on the
+// noise or ε, so one table serves every evaluation of a bisection or a
+// calibration.
+type visibleWeights struct {
+	a, b []int
+	w    []float64
+}
+
+var (
+	visibleMu    sync.Mutex
+	visibleCache = map[[2]float64]*visibleWeights{}
+)
+
+func visibleWeightsFor(q float64, steps int) *visibleWeights {
+	key := [2]float64{q, float64(steps)}
+	visibleMu.Lock()
+	vw, ok := visibleCache[key]
+	visibleMu.Unlock()
+	if ok {
+		return vw
+	}
+	vw = &visibleWeights{}
+	nlo, nhi := visibleWindow(q, steps)
+	if nlo <= nhi {
+		width := nhi - nlo + 1
+		block := 1
+		if width > visibleMaxTerms {
+			block = (width + visibleMaxTerms - 1) / visibleMaxTerms
+		}
+		for a := nlo; a <= nhi; a += block {
+			b := min(a+block-1, nhi)
+			vw.a, vw.b = append(vw.a, a), append(vw.b, b)
+			vw.w = append(vw.w, blockWeight(q, steps, a, b))
+		}
+	}
+	visibleMu.Lock()
+	if len(visibleCache) < 1<<12 {
+		visibleCache[key] = vw
+	}
+	visibleMu.Unlock()
+	return vw
 }
 
 // visibleMaxTerms caps the blocks of the visible-participation sum.
@@ -207,14 +243,18 @@ func blockWeight(q float64, steps, a, b int) float64 {
 	return math.Max(0, cdf(b)-cdf(a-1))
 }
 
-// visibleEpsilon returns bounds lo ≤ ε ≤ hi of the visible-participation
-// mechanism at δ (bisection to relative 1e-12 on each bound of δ(ε)); hi
-// = lo when the window needs no blocks.
+// visibleEpsilon is the upper bound of visibleEpsilonBounds (the sound
+// value, used to calibrate).
 func visibleEpsilon(z, q float64, steps int, delta float64) (float64, error) {
-	_, hi, err := visibleEpsilonBounds(z, q, steps, delta)
-	return hi, err
+	if !(z > 0) {
+		return math.Inf(1), fmt.Errorf("%w: no noise", accountant.ErrInfinite)
+	}
+	return invertDelta(func(e float64) (float64, error) { _, d, err := visibleDelta(z, q, steps, e); return d, err }, delta)
 }
 
+// visibleEpsilonBounds returns bounds lo ≤ ε ≤ hi of the
+// visible-participation mechanism at δ (bisection to relative 1e-12 on
+// each bound of δ(ε)); hi = lo when the window needs no blocks.
 func visibleEpsilonBounds(z, q float64, steps int, delta float64) (lo, hi float64, err error) {
 	if !(z > 0) {
 		return math.Inf(1), math.Inf(1), fmt.Errorf("%w: no noise", accountant.ErrInfinite)

@@ -2,9 +2,12 @@ package claim
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 )
 
 // newUserBase is a valid claim body (after head) that the table below
@@ -107,4 +110,39 @@ func TestJSONSnakeCase(t *testing.T) {
 		}
 	}
 	walk("", v)
+}
+
+// TestVisibleBlocks: when the Binomial window is cut into blocks, the
+// bounds bracket the exact sum over every count (computed term by term
+// here), δ's within 1e-6 of each other; 1e12 rounds still answer.
+func TestVisibleBlocks(t *testing.T) {
+	const steps, q, z, delta = 1_000_000, 0.5, 30.0, 1e-5
+	nlo, nhi := visibleWindow(q, steps)
+	if nhi-nlo+1 <= visibleMaxTerms {
+		t.Fatalf("window %d…%d needs no blocks: the test does not exercise them", nlo, nhi)
+	}
+	naive := func(eps float64) float64 {
+		var d float64
+		for n := nlo; n <= nhi; n++ {
+			g, _ := accountant.GaussianDelta(z/math.Sqrt(float64(n)), eps)
+			d += math.Exp(binomLogPMF(q, steps, n)) * g
+		}
+		return d
+	}
+	for _, eps := range []float64{0.5, 2, 8} {
+		lo, hi, err := visibleDelta(z, q, steps, eps)
+		d := naive(eps)
+		if err != nil || !(lo <= d*(1+1e-12) && d <= hi*(1+1e-12)) || hi-lo > 1e-6*hi {
+			t.Errorf("ε = %g: δ bounds [%g, %g], term by term %g (%v)", eps, lo, hi, d, err)
+		}
+	}
+	// Blocks of ⌈width/4096⌉ = 4 counts leave a few parts per million
+	// between the ε bounds here.
+	lo, hi, err := visibleEpsilonBounds(z, q, steps, delta)
+	if err != nil || !(lo <= hi) || hi-lo > 1e-5*hi {
+		t.Errorf("ε bounds [%g, %g] (%v)", lo, hi, err)
+	}
+	if lo, hi, err := visibleEpsilonBounds(1, 0.5, MaxSteps, delta); err != nil || !(lo > 0 && lo <= hi && hi-lo <= 1e-6*hi) {
+		t.Errorf("1e12 rounds: [%g, %g] (%v)", lo, hi, err)
+	}
 }
