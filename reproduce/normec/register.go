@@ -15,8 +15,9 @@ import (
 var Scales = []string{"smoke", "default", "paper"}
 
 // Gates are the final metrics the golden gate compares. Only runs of
-// experiments marked `gate: true` carry them (with ≥ 4 seeds, so that the
-// Mann–Whitney test applies).
+// experiments marked `gate: true` carry them (with ≥ gate.MinSeeds seeds,
+// so that the review tier's paired t-test has degrees of freedom to judge
+// a shift with).
 var Gates = []gate.Metric{
 	{Name: "gate_acc", Threshold: 0.01},        // one accuracy point
 	{Name: "gate_train_loss", Threshold: 0.02}, // final training loss

@@ -16,9 +16,7 @@ import (
 )
 
 // claimSeed is the seed of the claim checks in the report: the one
-// `fedrepro verify` and the claim tests use (prooftest.Seed; that package
-// is not imported here because its -update flag would clash with the
-// golden gate's in this package's tests).
+// `fedrepro verify` and the claim gate (gatetest.Claims) use.
 const claimSeed = proofs.DefaultSeed
 
 // The combo whose readings stand beside the paper's: the paper's own
