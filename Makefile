@@ -39,7 +39,7 @@ audit: build
 test:
 	@$(GO) run ./cmd/fedrepro data --fetch --brief
 	$(GO) vet ./...
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 # Re-record goldens of one paper (review the diff like code): the claim
 # outcomes (verdicts and named values), and the smoke results and audit
@@ -53,15 +53,21 @@ ifeq ($(if $(SCALE),$(SCALE),smoke),smoke)
 else
 	./$(BIN) compare --paper $(PAPER) --scale $(SCALE) --update
 endif
-	$(GO) test ./proofs/$(PAPER)/ -run '^TestClaims$$' -count=1 -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
+	$(GO) test ./reproduce/$(PAPER)/ -run '^TestClaims$$' -count=1 -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
 
 # Re-record the audited verdicts and numbers of every claim file
 # (golden/claims/<id>.json) and the generated tables of claims/README.md.
 golden-claims:
 	$(GO) test ./claims/ -run '^TestGolden$$' -count=1 -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
 
+# Every Go benchmark, COUNT times, summarised as a Markdown table (median and
+# 95% interval; scripts/benchtable, golang.org/x/perf). BENCH_OLD=file
+# compares with an earlier run (Δ and the Mann–Whitney p-value, as benchstat).
+COUNT ?= 6
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@mkdir -p bin
+	$(GO) test -run '^$$' -bench . -benchmem -count $(COUNT) ./... | tee bin/bench.txt
+	$(GO) run ./scripts/benchtable $(BENCH_OLD) bin/bench.txt
 
 # Mutation score (gremlins v0.6.0) of each numeric package of algorithms/, one
 # table; slow (about an hour on 2 cores), not part of CI. PKGS narrows it:

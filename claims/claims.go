@@ -20,8 +20,11 @@ import (
 //go:embed *.yaml
 var files embed.FS
 
-// Papers are the reproduced papers whose figures have claim files
-// (FedDDPM states no privacy figure).
+// Papers are the reproduced papers whose figures have claim files, in the
+// order the claims README lists them (FedDDPM states no privacy figure).
+// This package sits below the paper registry (reproduce/paper), so it
+// cannot ask it; cmd/fedrepro's TestPaperStructure checks that the list
+// names registered papers only, and each one that has claim files.
 var Papers = []string{"upcycled", "haar", "normec"}
 
 // IDs lists every embedded claim, sorted.

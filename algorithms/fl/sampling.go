@@ -31,17 +31,6 @@ func (s Sampling) String() string {
 	return fmt.Sprintf("sampling(%d)", int(s))
 }
 
-// ParseSampling turns "uniform" or "bernoulli" into a Sampling.
-func ParseSampling(s string) (Sampling, error) {
-	switch s {
-	case "uniform", "":
-		return Uniform, nil
-	case "bernoulli", "poisson":
-		return Bernoulli, nil
-	}
-	return 0, fmt.Errorf("unknown client sampling %q (want uniform or bernoulli)", s)
-}
-
 // ClientsPerRound returns K = max(⌊frac·N⌋, 1), the upstream rule. A tiny
 // epsilon guards against frac·N landing just below an integer (0.3·30).
 func ClientsPerRound(frac float64, n int) int {

@@ -4,11 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
-// knownPapers are the papers fedrepro covers; commands that take --paper
-// reject anything else with the list.
-var knownPapers = []string{"upcycled", "haar", "normec", "fedddpm"}
+// knownPapers are the papers fedrepro covers, as registered by the paper
+// packages papers.go imports (initialised after them: a package's
+// variables after every import's init); commands that take --paper reject
+// anything else with the list.
+var knownPapers = paper.Names()
 
 func checkPaper(p string) error {
 	if p == "" {

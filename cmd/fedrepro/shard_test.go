@@ -332,9 +332,9 @@ func smokeRuns(t *testing.T, name string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := p.Plan(o)
+	pl, err := p.Plan(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(runs)
+	return len(pl.Runs)
 }

@@ -3,12 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/fedrepro/fedrepro/internal/texttable"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/fedrepro/fedrepro/proofs/prooftest"
+	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/report"
 )
 
@@ -30,7 +29,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 	name := fs.String("paper", "", required+"paper: "+fmt.Sprint(knownPapers))
 	jsonOut := fs.Bool("json", false, "print JSON: {paper, claims: [{id, source, statement, kind, verdict, expected, evidence, values}]}")
 	quick := fs.Bool("quick", false, "reduced sample sizes (same verdicts, less evidence)")
-	seed := fs.Uint64("seed", prooftest.Seed, "seed of the checks' random streams")
+	seed := fs.Uint64("seed", proofs.DefaultSeed, "seed of the checks' random streams")
 	golden := fs.String("golden", "golden", "golden directory with <paper>/claims.yaml (expected verdicts)")
 	strict := fs.Bool("strict", false, "exit 1 when a verdict differs from the recorded one")
 	if err := parseFlags(fs, args); err != nil {
@@ -40,7 +39,7 @@ func cmdVerify(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	claims := proofs.Claims(*name)
-	recorded, _ := prooftest.ReadExpected(filepath.Join(*golden, *name, "claims.yaml"))
+	recorded, _ := gate.ReadClaims(gate.ClaimsPath(*golden, *name))
 	expected := recorded.Verdicts()
 	type row struct {
 		ID        string         `json:"id"`

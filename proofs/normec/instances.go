@@ -291,11 +291,12 @@ func quadFed(seed uint64, name string, spec quad.Spec) (*fed, *quad.Federation) 
 		rng.FillNormal(r, f.x0, 1)
 		return f
 	})
-	if qf == nil {
-		qf = &quad.Federation{}
+	if qf == nil { // cached: rebuild the federation quad.Random made (uniform weights)
+		var clients []*quad.Quadratic
 		for _, o := range f.objs {
-			qf.Clients = append(qf.Clients, o.(*normec.ModelObjective).Model.(*quad.Quadratic))
+			clients = append(clients, o.(*normec.ModelObjective).Model.(*quad.Quadratic))
 		}
+		qf = quad.Uniform(clients)
 	}
 	return f, qf
 }

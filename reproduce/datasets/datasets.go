@@ -30,8 +30,10 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
@@ -173,7 +175,7 @@ func UpcycledRoots(sharedDir, cacheDir string) []string {
 // where every file matches its pin; Corrupt when a root holds a damaged
 // copy and none holds a good one; Missing otherwise.
 func Upcycled(sharedDir, cacheDir string) Entry {
-	e := Entry{Name: UpcycledName, Papers: []string{"upcycled"}, Fix: "make data (downloads " + UpcycledRepo + "@" + UpcycledCommit[:7] + " into " + filepath.Join(cacheDir, "datasets", UpcycledName) + ")"}
+	e := Entry{Name: UpcycledName, Papers: PapersUsing(UpcycledName), Fix: "make data (downloads " + UpcycledRepo + "@" + UpcycledCommit[:7] + " into " + filepath.Join(cacheDir, "datasets", UpcycledName) + ")"}
 	roots := UpcycledRoots(sharedDir, cacheDir)
 	var damaged []string
 	for _, r := range roots {
@@ -200,7 +202,7 @@ func FashionMNIST(dir string) Entry {
 	if dir == "" {
 		dir = data.FashionMNISTDir
 	}
-	e := Entry{Name: FashionMNISTName, Where: dir, Papers: []string{"haar", "normec", "fedddpm"}, Fix: "make data (apt-get install dataset-fashion-mnist)"}
+	e := Entry{Name: FashionMNISTName, Where: dir, Papers: PapersUsing(FashionMNISTName), Fix: "make data (apt-get install dataset-fashion-mnist)"}
 	present := 0
 	for base, want := range data.FashionMNISTPins() {
 		p := filepath.Join(dir, base)
@@ -430,17 +432,41 @@ func PinDigest(name string) string {
 	return hex.EncodeToString(h[:])
 }
 
+// users maps each dataset to the papers that read it, as the papers
+// register (reproduce/paper.Register calls Use): no list of paper names
+// lives here.
+var (
+	usersMu sync.Mutex
+	users   = map[string][]string{}
+)
+
+// Use records that paper reads each of the named datasets.
+func Use(paper string, names ...string) {
+	usersMu.Lock()
+	defer usersMu.Unlock()
+	for _, n := range names {
+		if !slices.Contains(users[n], paper) {
+			users[n] = append(users[n], paper)
+			sort.Strings(users[n])
+		}
+	}
+}
+
+// PapersUsing lists the registered papers that read a dataset, sorted.
+func PapersUsing(name string) []string {
+	usersMu.Lock()
+	defer usersMu.Unlock()
+	return slices.Clone(users[name])
+}
+
 // UsedBy lists the datasets a paper reads (Entry.Papers), for provenance.
 func UsedBy(paper string) []string {
+	usersMu.Lock()
+	defer usersMu.Unlock()
 	var out []string
-	for _, e := range []struct {
-		name   string
-		papers []string
-	}{{UpcycledName, []string{"upcycled"}}, {FashionMNISTName, []string{"haar", "normec", "fedddpm"}}} {
-		for _, p := range e.papers {
-			if p == paper {
-				out = append(out, e.name)
-			}
+	for _, name := range []string{UpcycledName, FashionMNISTName} {
+		if slices.Contains(users[name], paper) {
+			out = append(out, name)
 		}
 	}
 	return out

@@ -2,8 +2,6 @@ package fedddpm
 
 import (
 	"math"
-
-	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // sourceDim is the row dimension of a source after pool 2×2 poolings.
@@ -42,11 +40,7 @@ func sourceDim(src string, pool int) int {
 //
 // The image feature classifier is trained once per process and setting
 // and is left out (it is the same for every shard that has image runs).
-func runCost(r runner.Run) float64 {
-	cfg, ok := r.Config.(RunConfig)
-	if !ok {
-		return 1
-	}
+func runCost(cfg RunConfig) float64 {
 	st := cfg.Setting
 	den, err := newDenoiser(st, sourceDim(st.Source, st.Pool))
 	if err != nil {

@@ -4,17 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
-	"sync"
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/diffusion"
 	fa "github.com/fedrepro/fedrepro/algorithms/fedddpm"
 	"github.com/fedrepro/fedrepro/algorithms/metrics"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
+	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -27,34 +24,14 @@ import (
 // participation level.
 type sources struct {
 	dataDir string
-
-	mu    sync.Mutex
-	cache map[string]*entry
+	memo    datasets.Memo[any]
 }
 
-type entry struct {
-	once sync.Once
-	v    any
-	err  error
-}
-
-func newSources(dataDir string) *sources {
-	return &sources{dataDir: dataDir, cache: map[string]*entry{}}
-}
+func newSources(dataDir string) *sources { return &sources{dataDir: dataDir} }
 
 // cached computes f once per key (concurrent callers of the same key wait
 // for the first).
-func (s *sources) cached(key string, f func() (any, error)) (any, error) {
-	s.mu.Lock()
-	e, ok := s.cache[key]
-	if !ok {
-		e = &entry{}
-		s.cache[key] = e
-	}
-	s.mu.Unlock()
-	e.once.Do(func() { e.v, e.err = f() })
-	return e.v, e.err
-}
+func (s *sources) cached(key string, f func() (any, error)) (any, error) { return s.memo.Get(key, f) }
 
 func keyOf(parts ...any) string {
 	b, err := json.Marshal(parts)
@@ -64,58 +41,14 @@ func keyOf(parts ...any) string {
 	return string(b)
 }
 
-// dirs lists where a user-supplied dataset may be, in order.
-func (s *sources) dirs(src string) []string {
-	switch src {
-	case "fmnist":
-		out := []string{}
-		if s.dataDir != "" {
-			out = append(out, filepath.Join(s.dataDir, "fashion-mnist"), filepath.Join(s.dataDir, "fmnist"))
-		}
-		return append(out, data.FashionMNISTDir)
-	case "mnist":
-		if s.dataDir == "" {
-			return nil
-		}
-		return []string{filepath.Join(s.dataDir, "mnist"), filepath.Join(s.dataDir, "MNIST", "raw"), s.dataDir}
-	case "cifar10":
-		if s.dataDir == "" {
-			return nil
-		}
-		return []string{filepath.Join(s.dataDir, "cifar10"), s.dataDir}
-	case "cifar100":
-		if s.dataDir == "" {
-			return nil
-		}
-		return []string{filepath.Join(s.dataDir, "cifar100"), s.dataDir}
-	}
-	return nil
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
+// locator finds the image datasets in the shared --data-dir layout
+// (reproduce/datasets).
+func (s *sources) locator() datasets.Locator { return datasets.Locator{DataDir: s.dataDir} }
 
 // find returns the directory holding src's files, or "".
 func (s *sources) find(src string) string {
-	for _, d := range s.dirs(src) {
-		switch src {
-		case "fmnist", "mnist":
-			if exists(filepath.Join(d, data.IDXTrainImages)) || exists(filepath.Join(d, data.IDXTrainImages+".gz")) {
-				return d
-			}
-		case "cifar10":
-			if exists(filepath.Join(d, "cifar-10-batches-bin", "data_batch_1.bin")) || exists(filepath.Join(d, "data_batch_1.bin")) {
-				return d
-			}
-		case "cifar100":
-			if exists(filepath.Join(d, "cifar-100-binary", "train.bin")) || exists(filepath.Join(d, "train.bin")) {
-				return d
-			}
-		}
-	}
-	return ""
+	dir, _ := s.locator().Find(src)
+	return dir
 }
 
 // available reports, without loading, whether src can be loaded.
@@ -125,11 +58,10 @@ func (s *sources) available(src string) bool {
 
 // where says where src was looked for (for "not run" notes).
 func (s *sources) where(src string) string {
-	ds := s.dirs(src)
-	if len(ds) == 0 {
-		return "--data-dir (none given)"
+	if w := s.locator().Where(src); w != "" {
+		return w
 	}
-	return strings.Join(ds, " or ")
+	return "--data-dir (none given)"
 }
 
 // raw loads a source's train and test splits with their image shape
@@ -140,23 +72,7 @@ func (s *sources) raw(src string) (train, test *data.Dataset, shape data.ImageSh
 		if dir == "" {
 			return nil, fmt.Errorf("dataset %s not found at %s", src, s.where(src))
 		}
-		var tr, te *data.Dataset
-		var err error
-		sh := data.MNISTShape
-		switch src {
-		case "fmnist":
-			tr, te, err = data.LoadFashionMNIST(dir)
-		case "mnist":
-			tr, te, err = data.LoadMNIST(dir)
-		case "cifar10":
-			tr, te, err = data.LoadCIFAR10(dir)
-			sh = data.ImageShape{C: 3, H: 32, W: 32}
-		case "cifar100":
-			tr, te, err = data.LoadCIFAR100(dir, true)
-			sh = data.ImageShape{C: 3, H: 32, W: 32}
-		default:
-			err = fmt.Errorf("unknown source %q", src)
-		}
+		tr, te, sh, err := datasets.LoadImages(src, dir)
 		if err != nil {
 			return nil, err
 		}

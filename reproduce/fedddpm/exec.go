@@ -14,16 +14,6 @@ import (
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
-type executor struct{ src *sources }
-
-func (x *executor) run(ctx context.Context, r runner.Run) (*runner.Outcome, error) {
-	cfg, ok := r.Config.(RunConfig)
-	if !ok {
-		return nil, fmt.Errorf("config of type %T", r.Config)
-	}
-	return Execute(ctx, x.src, cfg, r.Seed)
-}
-
 // QuickTestLog is FedDDPM+'s QuickTest record, stored in the result.
 type QuickTestLog struct {
 	Rounds    []int     `json:"rounds"`

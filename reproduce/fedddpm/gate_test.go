@@ -13,6 +13,11 @@ import (
 // golden/fedddpm/smoke/results.json (make golden PAPER=fedddpm rewrites it).
 func TestGate(t *testing.T) { gatetest.Run(t, "fedddpm") }
 
+// TestClaims runs every fedddpm claim and compares its verdict and named values
+// with golden/fedddpm/claims.yaml (verdicts only under -short; `make golden
+// PAPER=fedddpm` re-records it).
+func TestClaims(t *testing.T) { gatetest.Claims(t, "fedddpm") }
+
 // TestCoverage fails when a method, experiment kind, data or partition
 // kind, optimizer, optimizer-state choice, weighting, sampler variance,
 // never-fired policy, aux sizing or measurement the reproduction

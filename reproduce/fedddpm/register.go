@@ -1,18 +1,17 @@
 package fedddpm
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 
 	_ "github.com/fedrepro/fedrepro/proofs/fedddpm" // registers the claim checks the report runs
+	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
-
-// Scales of the reproduction, cheapest first.
-var Scales = []string{"smoke", "default", "paper"}
 
 // Gates are the final metrics the golden gate compares: the log of the
 // Fréchet distance (scale-free: 0.15 ≈ a 16% move, whatever the dataset's
@@ -24,28 +23,27 @@ var Gates = []gate.Metric{
 }
 
 func init() {
-	paper.Register(&paper.Paper{
-		Name:         "fedddpm",
-		Title:        "Federated Learning for Diffusion Models (FedDDPM / FedDDPM+; Peng, Wang, Chen, Rao, Shen)",
-		Scales:       Scales,
-		DefaultScale: "default",
-		Plan:         plan,
-		Exec: func(o paper.Options) (runner.Func, error) {
-			if _, err := specs.For(o); err != nil {
-				return nil, err
-			}
-			x := &executor{src: newSources(o.DataDir)}
-			return x.run, nil
+	paper.Register(paper.Define(paper.Definition[Spec, RunConfig, *sources]{
+		Name:  "fedddpm",
+		Title: "Federated Learning for Diffusion Models (FedDDPM / FedDDPM+; Peng, Wang, Chen, Rao, Shen)",
+		Specs: specs,
+		Data:  func(o paper.Options, _ *Spec) *sources { return newSources(o.DataDir) },
+		// Missing data are said ("not run: …"), not silently dropped.
+		Plan:   func(s *Spec, src *sources) ([]runner.Run, error) { return s.Plan(src.available) },
+		NotRun: func(_ paper.Options, s *Spec, src *sources) []string { return notRun(s, src) },
+		All:    func(s *Spec) ([]runner.Run, error) { return s.Plan(func(string) bool { return true }) },
+		Info:   func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
+		Run: func(ctx context.Context, src *sources, r runner.Run, c RunConfig) (*runner.Outcome, error) {
+			return Execute(ctx, src, c, r.Seed)
 		},
 		Report:     writeReport,
 		Gates:      Gates,
-		Describe:   describe,
 		Components: components,
 		Uses:       uses,
 		Cost:       runCost,
 		CostRate:   costRate,
-		SpecSource: specs.Source,
-	})
+		Datasets:   []string{datasets.FashionMNISTName},
+	}))
 }
 
 // evalPaths are the optional measurements of a run: FD curves during
@@ -94,11 +92,7 @@ func names[T fmt.Stringer](xs []T) []string {
 }
 
 // uses names the components a planned run exercises.
-func uses(r runner.Run) []string {
-	c, ok := r.Config.(RunConfig)
-	if !ok {
-		return []string{fmt.Sprintf("config:%T", r.Config)}
-	}
+func uses(c RunConfig) []string {
 	st := c.Setting
 	v, err := variance(st.Denoiser.Variance)
 	if err != nil {
@@ -132,20 +126,6 @@ func uses(r runner.Run) []string {
 	return out
 }
 
-// plan expands the scale's spec over the data that is present; missing
-// data are reported ("not run: …"), not silently dropped.
-func plan(o paper.Options) ([]runner.Run, error) {
-	s, err := specs.For(o)
-	if err != nil {
-		return nil, err
-	}
-	src := newSources(o.DataDir)
-	for _, nr := range notRun(s, src) {
-		o.Logf("fedddpm: %s", nr)
-	}
-	return s.Plan(src.available)
-}
-
 // supplyHint says how to provide the image datasets.
 const supplyHint = "pass --data-dir D with D/mnist holding MNIST's four IDX files, D/cifar10 holding cifar-10-batches-bin, D/cifar100 holding cifar-100-binary"
 
@@ -172,16 +152,4 @@ func notRun(s *Spec, src *sources) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func describe(scale string) ([]paper.Experiment, error) {
-	s, err := LoadSpec(scale)
-	if err != nil {
-		return nil, err
-	}
-	runs, err := s.Plan(func(string) bool { return true })
-	if err != nil {
-		return nil, err
-	}
-	return paper.Describe(s.Experiments, Experiment.info, runs), nil
 }

@@ -32,11 +32,8 @@ var specFS embed.FS
 
 // Spec is specs/<scale>.yaml.
 type Spec struct {
-	Paper         string   `yaml:"paper"`
-	Scale         string   `yaml:"scale"`
-	Description   string   `yaml:"description"`
-	Seeds         []uint64 `yaml:"seeds"`
-	GeneratorSeed uint64   `yaml:"generator_seed"`
+	paper.SpecHeader `yaml:",inline"`
+	GeneratorSeed    uint64 `yaml:"generator_seed"`
 	// Settings are the per-dataset training settings, by name (the name
 	// labels results: "mixture", "fmnist", …).
 	Settings    map[string]Setting `yaml:"settings"`
@@ -305,7 +302,7 @@ type RunConfig struct {
 }
 
 // specs loads this paper's specs (embedded, or the user's --spec file).
-var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/fedddpm", Validate: (*Spec).validate, ScaleOf: func(s *Spec) string { return s.Scale }}
+var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/fedddpm", Validate: (*Spec).validate}
 
 // LoadSpec reads the embedded spec of a scale.
 func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }

@@ -3,6 +3,7 @@ package fedddpm
 import (
 	"bytes"
 	"context"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"image/png"
 	"math"
 	"reflect"
@@ -14,7 +15,7 @@ import (
 )
 
 func TestEmbeddedSpecsDecode(t *testing.T) {
-	for _, scale := range Scales {
+	for _, scale := range paper.DefaultScales {
 		s, err := LoadSpec(scale)
 		if err != nil {
 			t.Fatalf("%s: %v", scale, err)

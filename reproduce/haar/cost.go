@@ -4,7 +4,6 @@ import (
 	"math/bits"
 
 	"github.com/fedrepro/fedrepro/reproduce/paper"
-	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // imageDims are the training/test sizes and the input shape of each
@@ -26,11 +25,7 @@ var imageDims = map[string]paper.ImageDims{
 //   - evaluation: P per test example, at round 0 and every eval_every
 //     rounds; the median clip rule's pass over the public set (3P each);
 //   - a fixed 5·10⁶ for building the split and the privacy accounting.
-func runCost(r runner.Run) float64 {
-	cfg, ok := r.Config.(RunConfig)
-	if !ok {
-		return 1
-	}
+func runCost(cfg RunConfig) float64 {
 	dims, ok := imageDims[cfg.Dataset]
 	if !ok {
 		return 1

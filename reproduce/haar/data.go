@@ -2,13 +2,10 @@ package haar
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
+	"github.com/fedrepro/fedrepro/reproduce/datasets"
 )
 
 // Dataset labels for reports.
@@ -18,69 +15,22 @@ var datasetLabel = map[string]string{"fashion_mnist": "Fashion-MNIST", "mnist": 
 // read-only between runs.
 type imageSets struct {
 	dataDir string
-
-	mu    sync.Mutex
-	cache map[string]*imageSet
+	memo    datasets.Memo[*imageSet]
 }
 
 type imageSet struct {
-	once        sync.Once
 	train, test *data.Dataset
 	shape       data.ImageShape
-	err         error
 }
 
-func newImageSets(dataDir string) *imageSets {
-	return &imageSets{dataDir: dataDir, cache: map[string]*imageSet{}}
-}
+func newImageSets(dataDir string) *imageSets { return &imageSets{dataDir: dataDir} }
 
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
+// locator finds the datasets in the shared --data-dir layout
+// (reproduce/datasets).
+func (s *imageSets) locator() datasets.Locator { return datasets.Locator{DataDir: s.dataDir} }
 
-func hasIDX(dir string) bool {
-	return exists(filepath.Join(dir, data.IDXTrainImages)) || exists(filepath.Join(dir, data.IDXTrainImages+".gz"))
-}
-
-// candidates lists the directories where a dataset may be, in order.
-func (s *imageSets) candidates(ds string) []string {
-	var c []string
-	d := s.dataDir
-	switch ds {
-	case "fashion_mnist":
-		if d != "" {
-			c = append(c, filepath.Join(d, "fashion-mnist"), filepath.Join(d, "fashion_mnist"), filepath.Join(d, "FashionMNIST", "raw"))
-		}
-		c = append(c, data.FashionMNISTDir)
-	case "mnist":
-		if d != "" {
-			c = append(c, filepath.Join(d, "mnist"), filepath.Join(d, "MNIST", "raw"))
-		}
-	case "cifar10":
-		if d != "" {
-			c = append(c, d, filepath.Join(d, "cifar10"), filepath.Join(d, "cifar-10"))
-		}
-	}
-	return c
-}
-
-// dir returns the first candidate directory holding the dataset's files.
-func (s *imageSets) dir(ds string) (string, bool) {
-	for _, c := range s.candidates(ds) {
-		switch ds {
-		case "cifar10":
-			if exists(filepath.Join(c, "data_batch_1.bin")) || exists(filepath.Join(c, "cifar-10-batches-bin", "data_batch_1.bin")) {
-				return c, true
-			}
-		default:
-			if hasIDX(c) {
-				return c, true
-			}
-		}
-	}
-	return "", false
-}
+// dir returns the folder holding the dataset's files.
+func (s *imageSets) dir(ds string) (string, bool) { return s.locator().Find(ds) }
 
 // available reports, without loading, whether a dataset's files exist.
 func (s *imageSets) available(ds string) bool {
@@ -90,26 +40,21 @@ func (s *imageSets) available(ds string) bool {
 
 // where says where a dataset was looked for (for "not run" notes).
 func (s *imageSets) where(ds string) string {
-	c := s.candidates(ds)
-	if len(c) == 0 {
-		return "--data-dir/" + map[string]string{"mnist": "mnist", "cifar10": "cifar-10-batches-bin"}[ds] + " (no --data-dir given)"
+	if w := s.locator().Where(ds); w != "" {
+		return w
 	}
-	return strings.Join(c, " or ")
+	return "--data-dir/" + map[string]string{"mnist": "mnist", "cifar10": "cifar-10-batches-bin"}[ds] + " (no --data-dir given)"
 }
 
 // load returns the dataset's train and test sets after pool 2×2
 // average-pooling passes (cached).
 func (s *imageSets) load(ds string, pool int) (*imageSet, error) {
-	key := fmt.Sprintf("%s/%d", ds, pool)
-	s.mu.Lock()
-	l, ok := s.cache[key]
-	if !ok {
-		l = &imageSet{}
-		s.cache[key] = l
-	}
-	s.mu.Unlock()
-	l.once.Do(func() { l.train, l.test, l.shape, l.err = s.loadUncached(ds, pool) })
-	return l, l.err
+	return s.memo.Get(fmt.Sprintf("%s/%d", ds, pool), func() (*imageSet, error) {
+		l := &imageSet{}
+		var err error
+		l.train, l.test, l.shape, err = s.loadUncached(ds, pool)
+		return l, err
+	})
 }
 
 func (s *imageSets) loadUncached(ds string, pool int) (train, test *data.Dataset, shape data.ImageShape, err error) {
@@ -132,19 +77,7 @@ func (s *imageSets) loadUncached(ds string, pool int) (train, test *data.Dataset
 	if !ok {
 		return nil, nil, shape, fmt.Errorf("dataset %s not found at %s", ds, s.where(ds))
 	}
-	switch ds {
-	case "fashion_mnist":
-		train, test, err = data.LoadFashionMNIST(dir)
-		shape = data.MNISTShape
-	case "mnist":
-		train, test, err = data.LoadMNIST(dir)
-		shape = data.MNISTShape
-	case "cifar10":
-		train, test, err = data.LoadCIFAR10(dir)
-		shape = data.CIFARShape
-	default:
-		err = fmt.Errorf("unknown dataset %q", ds)
-	}
+	train, test, shape, err = datasets.LoadImages(ds, dir)
 	return train, test, shape, err
 }
 

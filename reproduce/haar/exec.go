@@ -23,20 +23,6 @@ import (
 // same lots, so method differences are paired.
 func RunKey(seed uint64, dataset, level string) rng.Key { return rng.New(seed, "haar", dataset, level) }
 
-type executor struct{ sets *imageSets }
-
-func (x *executor) run(ctx context.Context, r runner.Run) (*runner.Outcome, error) {
-	cfg, ok := r.Config.(RunConfig)
-	if !ok {
-		return nil, fmt.Errorf("config of type %T", r.Config)
-	}
-	set, err := x.sets.load(cfg.Dataset, cfg.Data.Pool)
-	if err != nil {
-		return nil, err
-	}
-	return Execute(ctx, set, cfg, r.Seed)
-}
-
 // built is a run's algorithm and the privacy facts fixed before training.
 type built struct {
 	alg       fl.Algorithm

@@ -1,47 +1,48 @@
 package haar
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
 
+	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 
-	// The claim checks, shown in the report.
-	_ "github.com/fedrepro/fedrepro/proofs/haar"
+	_ "github.com/fedrepro/fedrepro/proofs/haar" // registers the claim checks the report runs
 )
 
-// Scales of the reproduction, cheapest first.
-var Scales = []string{"smoke", "default", "paper"}
-
 func init() {
-	paper.Register(&paper.Paper{
-		Name:         "haar",
-		Title:        "Federated Learning with Differential Privacy: An Utility-Enhanced Approach (Haar-wavelet DP-FL; Ranaweera et al.)",
-		Scales:       Scales,
-		DefaultScale: "default",
-		Plan:         plan,
-		Exec: func(o paper.Options) (runner.Func, error) {
-			if _, err := specs.For(o); err != nil {
+	paper.Register(paper.Define(paper.Definition[Spec, RunConfig, *imageSets]{
+		Name:  "haar",
+		Title: "Federated Learning with Differential Privacy: An Utility-Enhanced Approach (Haar-wavelet DP-FL; Ranaweera et al.)",
+		Specs: specs,
+		Data:  func(o paper.Options, _ *Spec) *imageSets { return newImageSets(o.DataDir) },
+		// The missing datasets are said ("not run: …"), not silently dropped.
+		Plan:   func(s *Spec, sets *imageSets) ([]runner.Run, error) { return s.Plan(sets.available) },
+		NotRun: func(_ paper.Options, s *Spec, sets *imageSets) []string { return notRun(s, sets) },
+		All:    func(s *Spec) ([]runner.Run, error) { return s.Plan(func(string) bool { return true }) },
+		Info:   func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
+		Run: func(ctx context.Context, sets *imageSets, r runner.Run, c RunConfig) (*runner.Outcome, error) {
+			set, err := sets.load(c.Dataset, c.Data.Pool)
+			if err != nil {
 				return nil, err
 			}
-			x := &executor{sets: newImageSets(o.DataDir)}
-			return x.run, nil
+			return Execute(ctx, set, c, r.Seed)
 		},
-		Report:     writeReport,
-		Cost:       runCost,
-		CostRate:   costRate,
-		SpecSource: specs.Source,
+		Report:   writeReport,
+		Cost:     runCost,
+		CostRate: costRate,
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.02}, // two accuracy points
 		},
-		Describe:   describe,
 		Components: components,
 		Uses:       uses,
-	})
+		Datasets:   []string{datasets.FashionMNISTName},
+	}))
 }
 
 // components lists every code path a spec selects by name, from the
@@ -72,30 +73,12 @@ func components() []string {
 }
 
 // uses names the components a planned run exercises.
-func uses(r runner.Run) []string {
-	cfg, ok := r.Config.(RunConfig)
-	if !ok {
-		return []string{fmt.Sprintf("config:%T", r.Config)}
-	}
+func uses(cfg RunConfig) []string {
 	out := []string{"level:" + cfg.Level, "method:" + cfg.Level + "/" + cfg.Method, "optimizer:" + cfg.Optimizer, "model:" + cfg.Model}
 	if d := clipDomainOf(cfg); d != "" {
 		out = append(out, "clip_domain:"+d)
 	}
 	return out
-}
-
-// plan expands the scale's spec over the datasets that are present; the
-// missing ones are reported ("not run: …"), not silently dropped.
-func plan(o paper.Options) ([]runner.Run, error) {
-	s, err := specs.For(o)
-	if err != nil {
-		return nil, err
-	}
-	sets := newImageSets(o.DataDir)
-	for _, nr := range notRun(s, sets) {
-		o.Logf("haar: %s", nr)
-	}
-	return s.Plan(sets.available)
 }
 
 // notRun lists the (dataset, experiment) pairs skipped for missing data.
@@ -119,16 +102,4 @@ func notRun(s *Spec, sets *imageSets) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func describe(scale string) ([]paper.Experiment, error) {
-	s, err := LoadSpec(scale)
-	if err != nil {
-		return nil, err
-	}
-	runs, err := s.Plan(func(string) bool { return true })
-	if err != nil {
-		return nil, err
-	}
-	return paper.Describe(s.Experiments, Experiment.info, runs), nil
 }

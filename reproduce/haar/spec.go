@@ -21,12 +21,9 @@ var specFS embed.FS
 
 // Spec is specs/<scale>.yaml.
 type Spec struct {
-	Paper       string       `yaml:"paper"`
-	Scale       string       `yaml:"scale"`
-	Description string       `yaml:"description"`
-	Seeds       []uint64     `yaml:"seeds"`
-	Delta       float64      `yaml:"delta"`
-	Experiments []Experiment `yaml:"experiments"`
+	paper.SpecHeader `yaml:",inline"`
+	Delta            float64      `yaml:"delta"`
+	Experiments      []Experiment `yaml:"experiments"`
 }
 
 // DataSpec says how a dataset is cut for an experiment.
@@ -125,7 +122,7 @@ type RunConfig struct {
 }
 
 // specs loads this paper's specs (embedded, or the user's --spec file).
-var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/haar", Validate: (*Spec).validate, ScaleOf: func(s *Spec) string { return s.Scale }}
+var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/haar", Validate: (*Spec).validate}
 
 // LoadSpec reads the embedded spec of a scale.
 func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }

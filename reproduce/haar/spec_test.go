@@ -1,6 +1,7 @@
 package haar
 
 import (
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"strings"
 	"testing"
 
@@ -9,7 +10,7 @@ import (
 )
 
 func TestSpecsPlan(t *testing.T) {
-	for _, scale := range Scales {
+	for _, scale := range paper.DefaultScales {
 		s, err := LoadSpec(scale)
 		if err != nil {
 			t.Fatalf("%s: %v", scale, err)

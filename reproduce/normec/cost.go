@@ -2,7 +2,6 @@ package normec
 
 import (
 	"github.com/fedrepro/fedrepro/reproduce/paper"
-	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // imageDims are each dataset's training rows and input shape before
@@ -27,11 +26,7 @@ var imageDims = map[string]paper.ImageDims{
 // and every eval_every rounds (and at round 0) the test and training-loss
 // subsets are evaluated (P + 2000 per row); plus a fixed 10⁷ for the split
 // and the privacy accounting of the run.
-func runCost(r runner.Run) float64 {
-	cfg, ok := r.Config.(RunConfig)
-	if !ok {
-		return 1
-	}
+func runCost(cfg RunConfig) float64 {
 	dims, ok := imageDims[cfg.Dataset]
 	if !ok {
 		return 1

@@ -5,81 +5,43 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
-	"strings"
-	"sync"
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
+	"github.com/fedrepro/fedrepro/reproduce/datasets"
 )
 
 // sources finds and loads the image datasets, once per (dataset, pooling)
 // per process, and shares them read-only between runs.
 type sources struct {
 	dataDir string
-
-	mu    sync.Mutex
-	cache map[string]*prepared
+	memo    datasets.Memo[*prepared]
 }
 
 // prepared is a dataset ready for the runs: pooled and standardized
 // training and test sets.
 type prepared struct {
-	once        sync.Once
 	train, test *data.Dataset
 	shape       data.ImageShape
 	mean, std   float64 // standardization applied (scalar, from the training pixels)
 	where       string
-	err         error
 }
 
 func newSources(dataDir string) *sources {
-	return &sources{dataDir: dataDir, cache: map[string]*prepared{}}
+	return &sources{dataDir: dataDir}
 }
 
 var datasetLabel = map[string]string{"fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR-10"}
 
-// candidates lists where a dataset may be, in order.
-func (s *sources) candidates(ds string) []string {
-	var out []string
-	switch ds {
-	case "fashion-mnist":
-		if s.dataDir != "" {
-			out = append(out, filepath.Join(s.dataDir, "fashion-mnist"), s.dataDir)
-		}
-		out = append(out, data.FashionMNISTDir)
-	case "cifar10":
-		if s.dataDir != "" {
-			out = append(out, filepath.Join(s.dataDir, "cifar-10-batches-bin"), filepath.Join(s.dataDir, "cifar10", "cifar-10-batches-bin"),
-				filepath.Join(s.dataDir, "cifar10"), s.dataDir)
-		}
-	}
-	return out
-}
-
-// marker is a file whose presence says a directory holds the dataset.
-func marker(ds string) []string {
-	switch ds {
-	case "fashion-mnist":
-		return []string{data.IDXTrainImages, data.IDXTrainImages + ".gz"}
-	case "cifar10":
-		return []string{"data_batch_1.bin"}
-	}
-	return nil
-}
+// locator finds the datasets in the shared --data-dir layout
+// (reproduce/datasets).
+func (s *sources) locator() datasets.Locator { return datasets.Locator{DataDir: s.dataDir} }
 
 // find returns the directory holding ds, or "".
 func (s *sources) find(ds string) string {
-	for _, dir := range s.candidates(ds) {
-		for _, m := range marker(ds) {
-			if st, err := os.Stat(filepath.Join(dir, m)); err == nil && !st.IsDir() {
-				return dir
-			}
-		}
-	}
-	return ""
+	dir, _ := s.locator().Find(ds)
+	return dir
 }
 
 // available reports, without loading, whether ds can be loaded.
@@ -87,25 +49,18 @@ func (s *sources) available(ds string) bool { return s.find(ds) != "" }
 
 // where says where ds was looked for (for "not run" notes).
 func (s *sources) where(ds string) string {
-	c := s.candidates(ds)
-	if len(c) == 0 {
-		return "--data-dir (none given)"
+	if w := s.locator().Where(ds); w != "" {
+		return w
 	}
-	return strings.Join(c, " or ")
+	return "--data-dir (none given)"
 }
 
 // load returns the prepared dataset (cached).
 func (s *sources) load(ds string, pool int) (*prepared, error) {
-	key := fmt.Sprintf("%s/%d", ds, pool)
-	s.mu.Lock()
-	p, ok := s.cache[key]
-	if !ok {
-		p = &prepared{}
-		s.cache[key] = p
-	}
-	s.mu.Unlock()
-	p.once.Do(func() { p.err = s.prepare(p, ds, pool) })
-	return p, p.err
+	return s.memo.Get(fmt.Sprintf("%s/%d", ds, pool), func() (*prepared, error) {
+		p := &prepared{}
+		return p, s.prepare(p, ds, pool)
+	})
 }
 
 func (s *sources) prepare(p *prepared, ds string, pool int) error {
@@ -113,20 +68,8 @@ func (s *sources) prepare(p *prepared, ds string, pool int) error {
 	if dir == "" {
 		return &data.NotFoundError{Dataset: ds, Path: s.where(ds)}
 	}
-	var (
-		train, test *data.Dataset
-		err         error
-	)
-	switch ds {
-	case "fashion-mnist":
-		train, test, err = data.LoadFashionMNIST(dir)
-		p.shape = data.MNISTShape
-	case "cifar10":
-		train, test, err = data.LoadCIFAR10(dir)
-		p.shape = data.CIFARShape
-	default:
-		return fmt.Errorf("unknown dataset %q", ds)
-	}
+	train, test, shape0, err := datasets.LoadImages(ds, dir)
+	p.shape = shape0
 	if err != nil {
 		return err
 	}

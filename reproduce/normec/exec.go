@@ -23,20 +23,6 @@ func RunKey(seed uint64, dataset, split, modelName string) rng.Key {
 	return rng.New(seed, paperID, dataset, split, modelName)
 }
 
-type executor struct{ src *sources }
-
-func (x *executor) run(ctx context.Context, r runner.Run) (*runner.Outcome, error) {
-	cfg, ok := r.Config.(RunConfig)
-	if !ok {
-		return nil, fmt.Errorf("config of type %T", r.Config)
-	}
-	p, err := x.src.load(cfg.Dataset, cfg.Data.Pool)
-	if err != nil {
-		return nil, err
-	}
-	return Execute(ctx, p.train, p.test, cfg, r.Seed)
-}
-
 // batchObjective is a client's f_i as the experiments sample it: each
 // Grad call returns the mean-loss gradient on the client's next minibatch
 // of Batch rows, drawn without replacement from a permutation of its rows

@@ -176,7 +176,7 @@ func TestReportWrites(t *testing.T) {
 	dir := t.TempDir()
 	o := paper.Options{Scale: "smoke", ReportsDir: dir, DataDir: filepath.Join(dir, "nothing")}
 	combo := Combo{"fashion-mnist", "logreg", "iid", "formula", ""}
-	if err := writeReportSpec(o, s, paperLikeGrid(t, combo), false); err != nil {
+	if err := writeReportSpec(o, s, newSources(o.DataDir), paperLikeGrid(t, combo), false); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(paper.ReportDir(o, paperID), "README.md"))

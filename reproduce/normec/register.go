@@ -1,50 +1,54 @@
 package normec
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 
 	_ "github.com/fedrepro/fedrepro/proofs/normec" // registers the claims `fedrepro verify` and the report run
+	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
-// Scales of the reproduction, cheapest first.
-var Scales = []string{"smoke", "default", "paper"}
-
 // Gates are the final metrics the golden gate compares. Only runs of
-// experiments marked `gate: true` carry them (with ≥ 4 seeds, so that the
-// Mann–Whitney test applies).
+// experiments marked `gate: true` carry them (with ≥ gate.MinSeeds seeds,
+// so that the review tier's paired t-test has degrees of freedom to judge
+// a shift with).
 var Gates = []gate.Metric{
 	{Name: "gate_acc", Threshold: 0.01},        // one accuracy point
 	{Name: "gate_train_loss", Threshold: 0.02}, // final training loss
 }
 
 func init() {
-	paper.Register(&paper.Paper{
-		Name:         paperID,
-		Title:        "First Provable Guarantees for Practical Private FL: Beyond Restrictive Assumptions (Fed-α-NormEC; Shulgin, Malinovsky, Khirirat, Richtárik)",
-		Scales:       Scales,
-		DefaultScale: "default",
-		Plan:         plan,
-		Exec: func(o paper.Options) (runner.Func, error) {
-			if _, err := specs.For(o); err != nil {
+	paper.Register(paper.Define(paper.Definition[Spec, RunConfig, *sources]{
+		Name:  paperID,
+		Title: "First Provable Guarantees for Practical Private FL: Beyond Restrictive Assumptions (Fed-α-NormEC; Shulgin, Malinovsky, Khirirat, Richtárik)",
+		Specs: specs,
+		Data:  func(o paper.Options, _ *Spec) *sources { return newSources(o.DataDir) },
+		// Absent datasets are noted (and listed in the report), not
+		// silently dropped.
+		Plan:   func(s *Spec, src *sources) ([]runner.Run, error) { return s.Plan(src.available) },
+		NotRun: func(_ paper.Options, s *Spec, src *sources) []string { return notRun(s, src) },
+		All:    func(s *Spec) ([]runner.Run, error) { return s.Plan(func(string) bool { return true }) },
+		Info:   func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
+		Run: func(ctx context.Context, src *sources, r runner.Run, c RunConfig) (*runner.Outcome, error) {
+			p, err := src.load(c.Dataset, c.Data.Pool)
+			if err != nil {
 				return nil, err
 			}
-			x := &executor{src: newSources(o.DataDir)}
-			return x.run, nil
+			return Execute(ctx, p.train, p.test, c, r.Seed)
 		},
 		Report:     writeReport,
 		Gates:      Gates,
-		Describe:   describe,
 		Components: components,
 		Uses:       uses,
 		Cost:       runCost,
 		CostRate:   costRate,
-		SpecSource: specs.Source,
-	})
+		Datasets:   []string{datasets.FashionMNISTName},
+	}))
 }
 
 // components lists every code path a spec selects by name, from the
@@ -78,11 +82,7 @@ func components() []string {
 // uses names the components a planned run exercises. The memory mode
 // counts only at p < 1: with every client participating both modes
 // update every memory, so a run at p = 1 cannot tell them apart.
-func uses(r runner.Run) []string {
-	c, ok := r.Config.(RunConfig)
-	if !ok {
-		return []string{fmt.Sprintf("config:%T", r.Config)}
-	}
+func uses(c RunConfig) []string {
 	_, local := localOperator(c.Training.LocalSteps)
 	out := []string{"method:" + c.Method, "model:" + c.Model, "split:" + c.Split, "noise:" + c.Noise, "local:" + c.Method + "/" + local}
 	if c.Method == "normec" {
@@ -92,20 +92,6 @@ func uses(r runner.Run) []string {
 		}
 	}
 	return out
-}
-
-// plan expands the scale's spec over the data that is present; absent
-// datasets are noted (and listed in the report), not silently dropped.
-func plan(o paper.Options) ([]runner.Run, error) {
-	s, err := specs.For(o)
-	if err != nil {
-		return nil, err
-	}
-	src := newSources(o.DataDir)
-	for _, nr := range notRun(s, src) {
-		o.Logf("normec: %s", nr)
-	}
-	return s.Plan(src.available)
 }
 
 // notRun lists the absent datasets, one "not run: …" line each naming the
@@ -134,16 +120,4 @@ func notRun(s *Spec, src *sources) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func describe(scale string) ([]paper.Experiment, error) {
-	s, err := LoadSpec(scale)
-	if err != nil {
-		return nil, err
-	}
-	runs, err := s.Plan(func(string) bool { return true })
-	if err != nil {
-		return nil, err
-	}
-	return paper.Describe(s.Experiments, Experiment.info, runs), nil
 }

@@ -25,10 +25,7 @@ var specFS embed.FS
 
 // Spec is specs/<scale>.yaml.
 type Spec struct {
-	Paper       string   `yaml:"paper"`
-	Scale       string   `yaml:"scale"`
-	Description string   `yaml:"description"`
-	Seeds       []uint64 `yaml:"seeds"`
+	paper.SpecHeader `yaml:",inline"`
 	// Privacy is the (ε, δ) the paper targets; the noise formulas and the
 	// calibration use it.
 	Privacy Privacy `yaml:"privacy"`
@@ -226,7 +223,7 @@ func Variant(c RunConfig) string {
 }
 
 // specs loads this paper's specs (embedded, or the user's --spec file).
-var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/normec", Validate: (*Spec).validate, ScaleOf: func(s *Spec) string { return s.Scale }}
+var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/normec", Validate: (*Spec).validate}
 
 // LoadSpec reads the embedded spec of a scale.
 func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }

@@ -1,6 +1,7 @@
 package normec
 
 import (
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"strings"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 func TestSpecsDecodeAndPlan(t *testing.T) {
 	all := func(string) bool { return true }
 	fmnist := func(ds string) bool { return ds == "fashion-mnist" }
-	for _, scale := range Scales {
+	for _, scale := range paper.DefaultScales {
 		s, err := LoadSpec(scale)
 		if err != nil {
 			t.Fatalf("%s: %v", scale, err)

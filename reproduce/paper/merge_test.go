@@ -29,7 +29,7 @@ type walkConfig struct {
 func walkPaper(exec func(Options) (runner.Func, error)) *Paper {
 	return &Paper{
 		Name: "walk", Scales: []string{"smoke"}, DefaultScale: "smoke",
-		Plan: func(o Options) ([]runner.Run, error) {
+		Plan: func(o Options) (*Planned, error) {
 			var runs []runner.Run
 			for _, steps := range []int{5, 40, 10, 80, 20} {
 				for _, drift := range []float64{0, 0.5} {
@@ -39,11 +39,11 @@ func walkPaper(exec func(Options) (runner.Func, error)) *Paper {
 					}
 				}
 			}
-			return runs, nil
+			return &Planned{Runs: runs}, nil
 		},
-		Exec: exec,
+		Exec: func(o Options, _ *Planned) (runner.Func, error) { return exec(o) },
 		Cost: func(r runner.Run) float64 { return float64(r.Config.(walkConfig).Steps) },
-		Report: func(o Options, results []*runner.Result) error {
+		Report: func(o Options, _ *Planned, results []*runner.Result) error {
 			var lines []string
 			for _, r := range results {
 				lines = append(lines, fmt.Sprintf("%s %v", r.ID(), r.Final["x"]))
@@ -173,7 +173,8 @@ func TestMergeNeverRuns(t *testing.T) {
 	})
 	// Delete three results (a failed shard's leftovers) and make a fourth
 	// stale (stored for another configuration).
-	runs, _ := p.Plan(Options{Scale: "smoke"})
+	pl, _ := p.Plan(Options{Scale: "smoke"})
+	runs := pl.Runs
 	for _, k := range []int{4, 17, 29} {
 		if err := os.Remove(runs[k].Path(o.ResultsDir)); err != nil {
 			t.Fatal(err)

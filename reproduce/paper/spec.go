@@ -87,6 +87,34 @@ func CountRuns(exps []Experiment, runs []runner.Run) []Experiment {
 	return out
 }
 
+// SpecHeader opens every paper's spec (embedded inline in its Spec type):
+// whose spec it is, its scale (results are stored per scale, so it must be
+// the scale asked for), what it is for, and the seeds every configuration
+// runs with.
+type SpecHeader struct {
+	Paper       string   `yaml:"paper"`
+	Scale       string   `yaml:"scale"`
+	Description string   `yaml:"description"`
+	Seeds       []uint64 `yaml:"seeds"`
+}
+
+// SpecScale returns the spec's scale (Specs uses it when a paper gives no
+// ScaleOf).
+func (h *SpecHeader) SpecScale() string { return h.Scale }
+
+// scaleOf is ScaleOf, or the spec's SpecHeader.
+func scaleOf[S any](f func(*S) string) func(*S) string {
+	if f != nil {
+		return f
+	}
+	return func(s *S) string {
+		if h, ok := any(s).(interface{ SpecScale() string }); ok {
+			return h.SpecScale()
+		}
+		return ""
+	}
+}
+
 // Specs is one paper's source of specs: its embedded specs/<scale>.yaml
 // (FS, named Dir in errors, e.g. "reproduce/haar"), or the user's --spec
 // file, decoded strictly, validated, and checked to be of the asked scale.
@@ -95,7 +123,8 @@ type Specs[S any] struct {
 	FS       fs.FS
 	Dir      string
 	Validate func(*S) error
-	ScaleOf  func(*S) string
+	// ScaleOf returns a spec's scale (nil: the spec's SpecHeader).
+	ScaleOf func(*S) string
 }
 
 // Source returns the name and bytes of the spec o selects (for provenance).
@@ -103,7 +132,7 @@ func (l Specs[S]) Source(o Options) (string, []byte, error) { return specBytes(l
 
 // For returns the spec of o.Scale (o.SpecFile when set).
 func (l Specs[S]) For(o Options) (*S, error) {
-	return LoadSpec(l.FS, l.Dir, o, l.Validate, l.ScaleOf)
+	return LoadSpec(l.FS, l.Dir, o, l.Validate, scaleOf(l.ScaleOf))
 }
 
 // Load returns the embedded spec of a scale.
@@ -111,7 +140,7 @@ func (l Specs[S]) Load(scale string) (*S, error) { return l.For(Options{Scale: s
 
 // Decode decodes and validates spec bytes (tests feed it edited specs).
 func (l Specs[S]) Decode(name string, b []byte, scale string) (*S, error) {
-	return DecodeSpec(name, b, scale, l.Validate, l.ScaleOf)
+	return DecodeSpec(name, b, scale, l.Validate, scaleOf(l.ScaleOf))
 }
 
 // Describe lists a spec's experiments, named and described by info, with

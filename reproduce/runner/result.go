@@ -191,14 +191,15 @@ type Result struct {
 	CodeVersion string  `json:"code_version"`
 	// Provenance: code, Go version, platform, spec and data of the run.
 	Provenance *Provenance `json:"provenance,omitempty"`
-	// Sum is the content checksum (see Checksum); a result whose content
-	// does not match it is never reused.
+	// Sum is the record's checksum (see Checksum); a result that does not
+	// match it is never reused.
 	Sum string `json:"checksum"`
 }
 
 // TimingFields are the result fields that legitimately differ between two
-// executions of the same run (the code's version and provenance may too).
-var TimingFields = []string{"wall_seconds", "cpu_seconds", "code_version", "provenance"}
+// executions of the same run (the code's version and provenance may too,
+// and the checksum, which covers them).
+var TimingFields = []string{"wall_seconds", "cpu_seconds", "code_version", "provenance", "checksum"}
 
 // CodeVersion describes the binary: the VCS commit (12 hex digits, with
 // "+dirty" when the tree had uncommitted changes) or the module version.

@@ -16,6 +16,3 @@ import "github.com/fedrepro/fedrepro/internal/strictyaml"
 // keys, trailing documents and type mismatches with errors of the form
 // "<name>:<line>: unknown key "foo"" (see internal/strictyaml).
 func DecodeStrict(name string, data []byte, v any) error { return strictyaml.Decode(name, data, v) }
-
-// DecodeFile reads path and decodes it strictly into v.
-func DecodeFile(path string, v any) error { return strictyaml.DecodeFile(path, v) }

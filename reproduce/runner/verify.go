@@ -14,8 +14,15 @@ import (
 )
 
 // ResultSchema is the version of the result file format: 2 added the
-// content checksum and the provenance.
-const ResultSchema = 2
+// content checksum and the provenance, 3 extended the checksum to the whole
+// record (timing, code version and provenance, which reports read too).
+const ResultSchema = 3
+
+// legacySchema is the older format still read: its checksum covers the
+// content but not the timing and provenance (see Checksum), so a file of
+// it is reused as before rather than run again; `--force` rewrites it in
+// the current format.
+const legacySchema = 2
 
 // Provenance records which code, platform, spec and data produced a result
 // (and, in its header, a report).
@@ -32,21 +39,33 @@ type Provenance struct {
 	Data map[string]string `json:"data,omitempty"`
 }
 
-// Checksum is the SHA-256 of a result's content: its run (paper, scale,
-// experiment, cell, seed, configuration), configuration hash, curve, final
-// metrics, counters and extra data — everything but timing and
-// provenance, so two executions of one run have the same checksum, and any
-// edit of what a table reads changes it.
+// Checksum is the SHA-256 of the canonical JSON of the whole record —
+// identity, configuration and its hash, curve, final metrics, counters,
+// extra data, wall and CPU seconds, code version and provenance — with the
+// checksum field itself empty: every byte a report or a table reads, so any
+// edit of a stored result is seen. Two executions of one run therefore
+// differ in their checksum as in their timing (TimingFields).
+//
+// A result of the legacy schema 2 is checked by its own definition, which
+// covered the content only (everything but timing, code version and
+// provenance).
 func (res *Result) Checksum() (string, error) {
-	content := struct {
-		Run
-		ConfigHash string    `json:"config_hash"`
-		Rounds     []Metrics `json:"rounds"`
-		Final      Metrics   `json:"final"`
-		Counters   Counters  `json:"counters"`
-		Extra      any       `json:"extra,omitempty"`
-	}{res.Run, res.ConfigHash, res.Rounds, res.Final, res.Counters, res.Extra}
-	b, err := Canonical(content)
+	var v any
+	if res.SchemaVersion == legacySchema {
+		v = struct {
+			Run
+			ConfigHash string    `json:"config_hash"`
+			Rounds     []Metrics `json:"rounds"`
+			Final      Metrics   `json:"final"`
+			Counters   Counters  `json:"counters"`
+			Extra      any       `json:"extra,omitempty"`
+		}{res.Run, res.ConfigHash, res.Rounds, res.Final, res.Counters, res.Extra}
+	} else {
+		whole := *res
+		whole.Sum = ""
+		v = whole
+	}
+	b, err := Canonical(v)
 	if err != nil {
 		return "", err
 	}
@@ -92,7 +111,7 @@ func Check(r Run, dir string) (res *Result, st Status, reason string) {
 	if err := d.Decode(&got); err != nil || d.More() {
 		return nil, Damaged, "not a valid result file (truncated or garbage)"
 	}
-	if got.SchemaVersion != ResultSchema {
+	if got.SchemaVersion != ResultSchema && got.SchemaVersion != legacySchema {
 		return nil, Damaged, fmt.Sprintf("written by another result format (schema %d, this code writes %d)", got.SchemaVersion, ResultSchema)
 	}
 	if got.Paper != r.Paper || got.Scale != r.Scale || got.Experiment != r.Experiment || got.Cell != r.Cell || got.Seed != r.Seed {

@@ -49,7 +49,7 @@ func TestStoredResultsAreVerified(t *testing.T) {
 		{"truncated", func(b []byte) []byte { return b[:len(b)/2] }, "truncated or garbage"},
 		{"garbage", func([]byte) []byte { return []byte("\x00\x01 not json") }, "truncated or garbage"},
 		{"old format", func(b []byte) []byte {
-			return bytes.Replace(b, []byte(`"schema_version": 2`), []byte(`"schema_version": 1`), 1)
+			return bytes.Replace(b, []byte(`"schema_version": 3`), []byte(`"schema_version": 1`), 1)
 		}, "another result format"},
 	}
 	for _, e := range edits {

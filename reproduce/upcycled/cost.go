@@ -8,7 +8,6 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/fl"
 	"github.com/fedrepro/fedrepro/algorithms/model"
-	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // dims are a dataset's training and test rows, input dimension, classes
@@ -43,11 +42,7 @@ var releasedDims = map[string]dims{
 //     and at t = 0 (twice for pFedMe, whose personalised models are
 //     evaluated too);
 //   - a fixed 10⁶ for building the federation and the model.
-func runCost(r runner.Run) float64 {
-	cfg, ok := r.Config.(RunConfig)
-	if !ok {
-		return 1
-	}
+func runCost(cfg RunConfig) float64 {
 	dd, ok := releasedDims[cfg.Dataset]
 	if cfg.Source == "generated" {
 		dd, ok = generatedDims(cfg.Dataset, cfg.GeneratorSeed)

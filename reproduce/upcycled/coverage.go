@@ -2,7 +2,6 @@ package upcycled
 
 import (
 	"github.com/fedrepro/fedrepro/algorithms/fl"
-	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // privacies and modes are the mechanisms and their modes a spec may name
@@ -45,11 +44,7 @@ func components() []string {
 }
 
 // uses names the components a run exercises.
-func uses(r runner.Run) []string {
-	c, ok := r.Config.(RunConfig)
-	if !ok {
-		return nil
-	}
+func uses(c RunConfig) []string {
 	out := []string{"method:" + c.Method + "/" + c.Variant, "mode:" + c.Mode, "model:" + c.Model}
 	if c.Privacy == "none" {
 		out = append(out, "privacy:none")

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
@@ -19,18 +18,11 @@ type sources struct {
 	sharedDir, dataDir, cacheDir string
 	genSeed                      uint64
 
-	mu    sync.Mutex
-	cache map[string]*loaded
-}
-
-type loaded struct {
-	once sync.Once
-	fed  *data.Federated
-	err  error
+	memo datasets.Memo[*data.Federated]
 }
 
 func newSources(sharedDir, dataDir string, genSeed uint64) *sources {
-	return &sources{sharedDir: sharedDir, dataDir: dataDir, genSeed: genSeed, cache: map[string]*loaded{}}
+	return &sources{sharedDir: sharedDir, dataDir: dataDir, genSeed: genSeed}
 }
 
 // upstreamName maps syn_0.5_0.5 → synthetic_0.5_0.5.
@@ -149,16 +141,7 @@ func (s *sources) available(src, ds string) bool {
 
 // load returns the federated dataset of a source (cached).
 func (s *sources) load(src, ds string) (*data.Federated, error) {
-	key := src + "/" + ds
-	s.mu.Lock()
-	l, ok := s.cache[key]
-	if !ok {
-		l = &loaded{}
-		s.cache[key] = l
-	}
-	s.mu.Unlock()
-	l.once.Do(func() { l.fed, l.err = s.loadUncached(src, ds) })
-	return l.fed, l.err
+	return s.memo.Get(src+"/"+ds, func() (*data.Federated, error) { return s.loadUncached(src, ds) })
 }
 
 func (s *sources) loadUncached(src, ds string) (*data.Federated, error) {

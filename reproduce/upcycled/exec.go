@@ -20,20 +20,6 @@ func RunKey(seed uint64, source, dataset string) rng.Key {
 	return rng.New(seed, "upcycled", source, dataset)
 }
 
-type executor struct{ src *sources }
-
-func (x *executor) run(ctx context.Context, r runner.Run) (*runner.Outcome, error) {
-	cfg, ok := r.Config.(RunConfig)
-	if !ok {
-		return nil, fmt.Errorf("config of type %T", r.Config)
-	}
-	fed, err := x.src.load(cfg.Source, cfg.Dataset)
-	if err != nil {
-		return nil, err
-	}
-	return Execute(ctx, fed, cfg, r.Seed)
-}
-
 // Execute runs one configuration on a dataset: it is the whole experiment
 // of a run, exported for tests and benchmarks. A tuned configuration
 // (cfg.Tune set) first selects its learning rate and c by the grid search

@@ -1,63 +1,60 @@
 package upcycled
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
 
+	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
-// Scales of the reproduction, cheapest first.
-var Scales = []string{"smoke", "default", "paper"}
-
 func init() {
-	paper.Register(&paper.Paper{
-		Name:         "upcycled",
-		Title:        "Federated Learning with Reduced Information Leakage and Computation (Upcycled-FL; Yin et al., TMLR 2024)",
-		Scales:       Scales,
-		DefaultScale: "default",
-		Plan:         plan,
-		Exec: func(o paper.Options) (runner.Func, error) {
-			s, err := specs.For(o)
+	paper.Register(paper.Define(paper.Definition[Spec, RunConfig, *sources]{
+		Name:  "upcycled",
+		Title: "Federated Learning with Reduced Information Leakage and Computation (Upcycled-FL; Yin et al., TMLR 2024)",
+		Specs: specs,
+		Data:  func(o paper.Options, s *Spec) *sources { return newSourcesFor(o, s.GeneratorSeed) },
+		// Missing sources are said (and listed by the report), not
+		// silently dropped.
+		Plan:   func(s *Spec, src *sources) ([]runner.Run, error) { return s.Plan(src.available) },
+		NotRun: notes,
+		All:    func(s *Spec) ([]runner.Run, error) { return s.Plan(func(string, string) bool { return true }) },
+		Info:   func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
+		Run: func(ctx context.Context, src *sources, r runner.Run, c RunConfig) (*runner.Outcome, error) {
+			fed, err := src.load(c.Source, c.Dataset)
 			if err != nil {
 				return nil, err
 			}
-			x := &executor{src: newSourcesFor(o, s.GeneratorSeed)}
-			return x.run, nil
+			return Execute(ctx, fed, c, r.Seed)
 		},
 		Report:     writeReport,
 		Cost:       runCost,
 		CostRate:   costRate,
-		SpecSource: specs.Source,
 		Components: components,
 		Uses:       uses,
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.01},  // one accuracy point
 			{Name: "loss", Threshold: 0.02}, // final test loss
 		},
-		Describe: describe,
 		// The audits read the released data (their privacy figures refer to it).
 		AuditData: func(o paper.Options) string {
 			return filepath.Join(o.SharedDir, "datasets", "upcycled-synthetic")
 		},
-	})
+		Datasets: []string{datasets.UpcycledName},
+	}))
 }
 
-// plan expands the scale's spec over the data that is present; missing
-// sources are reported by the report, not silently dropped.
-func plan(o paper.Options) ([]runner.Run, error) {
-	s, err := specs.For(o)
-	if err != nil {
-		return nil, err
-	}
-	src := newSourcesFor(o, s.GeneratorSeed)
-	for _, nr := range notRun(s, src) {
-		o.Logf("upcycled: %s", nr)
-	}
+// notes are the plan's notes: the (experiment, source, dataset)
+// combinations skipped for missing data, then, for the released datasets
+// the asked experiments read, each project copy used in place of a
+// --data-dir that lacks it.
+func notes(o paper.Options, s *Spec, src *sources) []string {
+	out := notRun(s, src)
 	var released []string
 	seen := map[string]bool{}
 	for _, e := range s.Experiments {
@@ -74,10 +71,7 @@ func plan(o paper.Options) ([]runner.Run, error) {
 		}
 	}
 	sort.Strings(released)
-	for _, fb := range src.fallbacks(released) {
-		o.Logf("upcycled: %s", fb)
-	}
-	return s.Plan(src.available)
+	return append(out, src.fallbacks(released)...)
 }
 
 // notRun lists the (experiment, source, dataset) combinations skipped for
@@ -104,16 +98,4 @@ func notRun(s *Spec, src *sources) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func describe(scale string) ([]paper.Experiment, error) {
-	s, err := LoadSpec(scale)
-	if err != nil {
-		return nil, err
-	}
-	runs, err := s.Plan(func(string, string) bool { return true })
-	if err != nil {
-		return nil, err
-	}
-	return paper.Describe(s.Experiments, Experiment.info, runs), nil
 }

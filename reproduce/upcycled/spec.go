@@ -23,12 +23,9 @@ var specFS embed.FS
 
 // Spec is specs/<scale>.yaml.
 type Spec struct {
-	Paper         string       `yaml:"paper"`
-	Scale         string       `yaml:"scale"`
-	Description   string       `yaml:"description"`
-	Seeds         []uint64     `yaml:"seeds"`
-	GeneratorSeed uint64       `yaml:"generator_seed"`
-	Experiments   []Experiment `yaml:"experiments"`
+	paper.SpecHeader `yaml:",inline"`
+	GeneratorSeed    uint64       `yaml:"generator_seed"`
+	Experiments      []Experiment `yaml:"experiments"`
 	// Tuning holds the tuned (lr, c) per setting → method → dataset; a
 	// method missing from a setting uses that setting's "default" entry.
 	Tuning map[string]map[string]map[string]Tuned `yaml:"tuning"`
@@ -116,7 +113,7 @@ type RunConfig struct {
 var variants = []string{"baseline", "upcycled"}
 
 // specs loads this paper's specs (embedded, or the user's --spec file).
-var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/upcycled", Validate: (*Spec).validate, ScaleOf: func(s *Spec) string { return s.Scale }}
+var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/upcycled", Validate: (*Spec).validate}
 
 // LoadSpec reads the embedded spec of a scale.
 func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }

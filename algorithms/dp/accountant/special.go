@@ -57,9 +57,6 @@ func erfcx(x float64) float64 {
 // normCDF is Φ, the standard normal CDF, accurate in both tails.
 func normCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
-// normSF is 1 − Φ(x), accurate in the upper tail.
-func normSF(x float64) float64 { return 0.5 * math.Erfc(x/math.Sqrt2) }
-
 // logNormCDF is log Φ(x), finite for all finite x.
 func logNormCDF(x float64) float64 {
 	if x > -5 {

@@ -5,7 +5,6 @@
 package gatetest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -127,11 +126,11 @@ func Coverage(t *testing.T, name string) {
 		known[c] = true
 	}
 	o, _ = p.Normalize(o)
-	runs, err := p.Plan(o)
+	pl, err := p.Plan(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range runs {
+	for _, r := range pl.Runs {
 		for _, c := range p.Uses(r) {
 			if !known[c] {
 				t.Fatalf("run %s uses %q, which %s does not declare among its components", r.ID(), c, name)
@@ -164,14 +163,12 @@ func requireData(t *testing.T, p *paper.Paper, o paper.Options, golden string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var notes bytes.Buffer
-	o.Log = &notes
-	runs, err := p.Plan(o)
+	pl, err := p.Plan(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	planned := map[string]bool{}
-	for _, r := range runs {
+	for _, r := range pl.Runs {
 		planned[r.ID()] = true
 	}
 	absent := 0
@@ -189,8 +186,8 @@ func requireData(t *testing.T, p *paper.Paper, o paper.Options, golden string) {
 			why = append(why, e.Line())
 		}
 	}
-	if len(why) == 0 {
-		why = append(why, strings.TrimSpace(strings.SplitN(notes.String(), "\n", 2)[0]))
+	if len(why) == 0 && len(pl.Notes) > 0 {
+		why = append(why, strings.TrimSpace(pl.Notes[0]))
 	}
 	msg := fmt.Sprintf("%s/%s: %d of %d golden runs need data this machine lacks: %s", p.Name, o.Scale, absent, len(g.Runs), strings.Join(why, "; "))
 	if os.Getenv("CI") == "true" {

@@ -1,0 +1,166 @@
+package paper
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fedrepro/fedrepro/reproduce/gate"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
+)
+
+// DefaultScales are the scales of a paper that names none: the smoke
+// scale the golden gate runs, the default the committed report comes
+// from, and the paper's own.
+var DefaultScales = []string{"smoke", "default", "paper"}
+
+// Definition is one paper's reproduction, typed by its spec S, its run
+// configuration C (every runner.Run it plans carries a C) and its data
+// source D (what finds and loads the data, once per process). The paper
+// states what is its own; Define derives the rest — planning with notes,
+// execution, description, scale defaults, config decoding, provenance —
+// so that a paper package is its spec, data, run, report, cost model and
+// findings, and nothing it would copy from another.
+type Definition[S, C, D any] struct {
+	Name  string
+	Title string
+	// Scales in increasing cost and the default one (DefaultScales and
+	// "default" when empty).
+	Scales       []string
+	DefaultScale string
+	// Specs is the paper's source of specs (embedded specs/<scale>.yaml or
+	// --spec), decoded once per command.
+	Specs Specs[S]
+	// Data returns the paper's data source for o and the spec; nothing is
+	// loaded until a run asks.
+	Data func(o Options, s *S) D
+	// Plan expands the spec over the data present; NotRun says, one line
+	// each ("not run: …"), what was left out for missing data (and any
+	// other note the plan gives the user).
+	Plan   func(s *S, d D) ([]runner.Run, error)
+	NotRun func(o Options, s *S, d D) []string
+	// All expands the spec as if every dataset were present and Info
+	// names and describes its experiments (for `fedrepro list`).
+	All  func(s *S) ([]runner.Run, error)
+	Info func(s *S) []Experiment
+	// Run executes one run.
+	Run func(ctx context.Context, d D, r runner.Run, c C) (*runner.Outcome, error)
+	// Report writes reports/<paper>/ from the plan's spec and data and the
+	// results of every planned run.
+	Report func(o Options, s *S, d D, results []*runner.Result) error
+	// Cost is the work proxy of a configuration (see Paper.Cost) and
+	// CostRate its units per CPU second.
+	Cost     func(c C) float64
+	CostRate float64
+	// Components lists every code path a spec can select; Uses those a
+	// configuration takes (see Paper.Components).
+	Components func() []string
+	Uses       func(c C) []string
+	Gates      []gate.Metric
+	// AuditData is the data folder of the paper's audits (nil: --data-dir).
+	AuditData func(o Options) string
+	// Datasets names the pinned datasets the paper reads
+	// (reproduce/datasets), for provenance and `fedrepro data`.
+	Datasets []string
+}
+
+// Define derives the registry entry of a typed definition.
+func Define[S, C, D any](d Definition[S, C, D]) *Paper {
+	p := &Paper{
+		Name: d.Name, Title: d.Title, Scales: d.Scales, DefaultScale: d.DefaultScale,
+		Gates: d.Gates, CostRate: d.CostRate, AuditData: d.AuditData, Components: d.Components,
+		SpecSource: d.Specs.Source, Datasets: d.Datasets,
+	}
+	if len(p.Scales) == 0 {
+		p.Scales = DefaultScales
+	}
+	if p.DefaultScale == "" {
+		p.DefaultScale = "default"
+	}
+	p.Plan = func(o Options) (*Planned, error) {
+		s, err := d.Specs.For(o)
+		if err != nil {
+			return nil, err
+		}
+		src := d.Data(o, s)
+		pl := &Planned{Spec: s, Data: src}
+		if d.NotRun != nil {
+			for _, n := range d.NotRun(o, s, src) {
+				pl.Notes = append(pl.Notes, d.Name+": "+n)
+			}
+		}
+		if pl.Runs, err = d.Plan(s, src); err != nil {
+			return nil, err
+		}
+		return pl, nil
+	}
+	p.Exec = func(o Options, pl *Planned) (runner.Func, error) {
+		_, src, err := planOf[S, D](pl)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, r runner.Run) (*runner.Outcome, error) {
+			c, err := configOf[C](r)
+			if err != nil {
+				return nil, err
+			}
+			return d.Run(ctx, src, r, c)
+		}, nil
+	}
+	p.Report = func(o Options, pl *Planned, results []*runner.Result) error {
+		s, src, err := planOf[S, D](pl)
+		if err != nil {
+			return err
+		}
+		return d.Report(o, s, src, results)
+	}
+	if d.Cost != nil {
+		p.Cost = func(r runner.Run) float64 {
+			c, err := configOf[C](r)
+			if err != nil {
+				return 1
+			}
+			return d.Cost(c)
+		}
+	}
+	if d.Uses != nil {
+		p.Uses = func(r runner.Run) []string {
+			c, err := configOf[C](r)
+			if err != nil {
+				return []string{fmt.Sprintf("config:%T", r.Config)}
+			}
+			return d.Uses(c)
+		}
+	}
+	p.Describe = func(scale string) ([]Experiment, error) {
+		s, err := d.Specs.Load(scale)
+		if err != nil {
+			return nil, err
+		}
+		runs, err := d.All(s)
+		if err != nil {
+			return nil, err
+		}
+		return CountRuns(d.Info(s), runs), nil
+	}
+	return p
+}
+
+// planOf returns a plan's spec and data source with their paper's types.
+func planOf[S, D any](pl *Planned) (*S, D, error) {
+	s, ok1 := pl.Spec.(*S)
+	src, ok2 := pl.Data.(D)
+	if !ok1 || !ok2 {
+		var zero D
+		return nil, zero, fmt.Errorf("a plan of spec %T and data %T, not this paper's", pl.Spec, pl.Data)
+	}
+	return s, src, nil
+}
+
+// configOf is a run's configuration as the paper's type: the value itself
+// for a planned run, or decoded from the JSON it was stored as.
+func configOf[C any](r runner.Run) (C, error) {
+	if c, ok := r.Config.(C); ok {
+		return c, nil
+	}
+	return ConfigOf[C](&runner.Result{Run: r})
+}

@@ -1,0 +1,134 @@
+package paper
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+
+	"github.com/fedrepro/fedrepro/reproduce/runner"
+)
+
+type defSpec struct {
+	SpecHeader `yaml:",inline"`
+	Steps      []int    `yaml:"steps"`
+	Missing    []string `yaml:"missing"`
+}
+
+type defConfig struct {
+	Steps int `json:"steps"`
+}
+
+// defSource is a data source: it says which steps have "data".
+type defSource struct{ absent map[int]bool }
+
+// defPaper is a typed definition counting its spec decodes, and checking
+// that execution and report see the plan's own spec and data source.
+func defPaper(t *testing.T, decodes *atomic.Int64) *Paper {
+	fsys := fstest.MapFS{"specs/smoke.yaml": {Data: []byte("paper: def\nscale: smoke\nseeds: [1, 2]\nsteps: [3, 5, 7]\nmissing: [\"7\"]\n")}}
+	var planned *defSpec
+	var src *defSource
+	return Define(Definition[defSpec, defConfig, *defSource]{
+		Name: "def", Title: "typed definition",
+		Specs: Specs[defSpec]{FS: fsys, Dir: "reproduce/def", Validate: func(*defSpec) error { decodes.Add(1); return nil }},
+		Data: func(_ Options, s *defSpec) *defSource {
+			d := &defSource{absent: map[int]bool{}}
+			for _, m := range s.Missing {
+				var k int
+				fmt.Sscan(m, &k)
+				d.absent[k] = true
+			}
+			planned, src = s, d
+			return d
+		},
+		Plan: func(s *defSpec, d *defSource) ([]runner.Run, error) {
+			var runs []runner.Run
+			for _, k := range s.Steps {
+				for _, seed := range s.Seeds {
+					if !d.absent[k] {
+						runs = append(runs, runner.Run{Paper: "def", Scale: s.Scale, Experiment: "walk", Cell: fmt.Sprintf("steps=%d", k), Seed: seed, Config: defConfig{k}})
+					}
+				}
+			}
+			return runs, nil
+		},
+		NotRun: func(_ Options, s *defSpec, d *defSource) []string {
+			var out []string
+			for k := range d.absent {
+				out = append(out, fmt.Sprintf("not run: steps=%d (no data)", k))
+			}
+			return out
+		},
+		All:  func(s *defSpec) ([]runner.Run, error) { return nil, nil },
+		Info: func(s *defSpec) []Experiment { return []Experiment{{Name: "walk"}} },
+		Run: func(_ context.Context, d *defSource, r runner.Run, c defConfig) (*runner.Outcome, error) {
+			if d != src {
+				t.Error("a run got another data source than the plan's")
+			}
+			return &runner.Outcome{Final: runner.Metrics{"x": float64(c.Steps * int(r.Seed))}}, nil
+		},
+		Report: func(o Options, s *defSpec, d *defSource, results []*runner.Result) error {
+			if s != planned || d != src {
+				t.Error("the report got another spec or data source than the plan's")
+			}
+			return runner.WriteFileAtomic(filepath.Join(ReportDir(o, "def"), "README.md"), []byte(fmt.Sprintf("%d results\n", len(results))))
+		},
+		Cost:       func(c defConfig) float64 { return float64(c.Steps) },
+		CostRate:   1,
+		Components: func() []string { return []string{"walk"} },
+		Uses:       func(c defConfig) []string { return []string{fmt.Sprintf("steps:%d", c.Steps)} },
+	})
+}
+
+// A command decodes the spec once, says the plan's notes once (prefixed
+// with the paper's name), and hands the plan's spec and data source to
+// execution and report; the derived parts fill the scale defaults and
+// read a stored result's configuration as the typed one.
+func TestDefineOnePlanPerCommand(t *testing.T) {
+	var decodes atomic.Int64
+	p := defPaper(t, &decodes)
+	if p.DefaultScale != "default" || len(p.Scales) != 3 {
+		t.Fatalf("scales %v, default %q", p.Scales, p.DefaultScale)
+	}
+	var log bytes.Buffer
+	o := Options{Scale: "smoke", ResultsDir: t.TempDir(), ReportsDir: t.TempDir(), Log: &log}
+	sum, err := p.Reproduce(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := decodes.Load(); n != 1 {
+		t.Errorf("reproduce decoded the spec %d times, want once", n)
+	}
+	if sum.Ran != 4 {
+		t.Errorf("ran %d runs, want 4 (steps 7 has no data)", sum.Ran)
+	}
+	if c := strings.Count(log.String(), "def: not run: steps=7 (no data)"); c != 1 {
+		t.Errorf("the note was said %d times, want once:\n%s", c, log.String())
+	}
+	b, err := os.ReadFile(filepath.Join(o.ReportsDir, "def", "README.md"))
+	if err != nil || string(b) != "4 results\n" {
+		t.Fatalf("report: %q, %v", b, err)
+	}
+	decodes.Store(0)
+	if _, err := p.Merge(o); err != nil {
+		t.Fatal(err)
+	}
+	if n := decodes.Load(); n != 1 {
+		t.Errorf("merge decoded the spec %d times, want once", n)
+	}
+	stored := runner.Run{Paper: "def", Config: map[string]any{"steps": 5.0}}
+	if got := p.Cost(stored); got != 5 {
+		t.Errorf("cost of a stored configuration: %g, want 5", got)
+	}
+	if got := p.Uses(stored); len(got) != 1 || got[0] != "steps:5" {
+		t.Errorf("uses of a stored configuration: %v", got)
+	}
+	if got := p.Uses(runner.Run{Config: "not a config"}); len(got) != 1 || !strings.HasPrefix(got[0], "config:") {
+		t.Errorf("uses of a foreign configuration: %v", got)
+	}
+}
