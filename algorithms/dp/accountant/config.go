@@ -71,6 +71,14 @@ type Config struct {
 	Neighbouring Neighbouring
 	PLD          PLDOptions // PLD only; its Neighbouring is taken from Config
 	PRV          PRVOptions // PRV only; its Neighbouring is taken from Config
+	// WorkPoints, when > 0, caps the PLD and PRV grids (in points) where
+	// PLD.MaxPoints and PRV.MaxPoints are left 0, bounding the work of
+	// one call (DefaultWorkPoints: about a second). A PLD that does not
+	// fit coarsens its grid (still pessimistic); a PRV raises its ε error
+	// ×4 up to 4 times (its bounds still proven); both say so in
+	// Estimate.Note. 0 keeps the accountants' own caps (PLD 2^23 points,
+	// PRV 2^24), whose values the goldens record.
+	WorkPoints int
 }
 
 // Estimate is one accountant's answer to "ε at δ" (Config.Account) or
@@ -90,6 +98,70 @@ type Estimate struct {
 	// Interval is the PLD grid interval used (after coarsening), Mesh and
 	// Domain PRV's mesh h and truncation L.
 	Interval, Mesh, Domain float64
+	// EpsError is the ε error the PRV bounds were computed with (raised
+	// from the requested one when the grid would exceed the work cap).
+	EpsError float64
+	// Note says what a work cap changed (a coarser PLD grid, a larger PRV
+	// ε error) or, with Fallback, why another accountant answered.
+	Note string
+	// Fallback is set when the accountant hit its grid or work cap or its
+	// numerical precision and could not answer: the error (wrapping
+	// ErrGridCap or ErrPrecision) is still
+	// returned, and Value is then a valid upper bound from the RDP
+	// accountant (Kind FallbackKind), so a caller that wants a number
+	// has one that is never below the truth.
+	Fallback     bool
+	FallbackKind Kind
+}
+
+// DefaultWorkPoints is a work cap for Config.WorkPoints: a PLD or PRV
+// grid of at most 2^20 points costs well under a second of CPU, so every
+// input of the documented domain answers within about a second per
+// accountant (see TestSweep and BenchmarkSweep). `fedrepro account` uses
+// it; library callers opt in, because it changes the values (to looser,
+// still valid ones) wherever a grid of the accountants' own caps would be
+// larger.
+const DefaultWorkPoints = 1 << 20
+
+// maxPRVEpsErrorRaises bounds how often a work-capped Config raises the
+// PRV ε error ×4 to fit the cap before giving up (ErrGridCap, with the
+// RDP fallback).
+const maxPRVEpsErrorRaises = 4
+
+// pldOptions returns c's PLD options with the relation and the work cap.
+func (c Config) pldOptions() PLDOptions {
+	o := c.PLD
+	o.Neighbouring = c.Neighbouring
+	if o.MaxPoints == 0 && c.WorkPoints > 0 {
+		o.MaxPoints = c.WorkPoints
+	}
+	return o
+}
+
+// prvOptions returns c's PRV options with the relation and the work cap.
+func (c Config) prvOptions() PRVOptions {
+	o := c.PRV
+	o.Neighbouring = c.Neighbouring
+	if o.MaxPoints == 0 && c.WorkPoints > 0 {
+		o.MaxPoints = c.WorkPoints
+	}
+	return o
+}
+
+// withFallback fills r with the RDP accountant's ε at δ when err says the
+// grid cap stopped c's accountant.
+func (c Config) withFallback(r Estimate, e Event, delta float64, err error) (Estimate, error) {
+	if !errors.Is(err, ErrGridCap) && !errors.Is(err, ErrPrecision) {
+		return r, err
+	}
+	fb := Config{Kind: KindRDP, Neighbouring: c.Neighbouring, Conversion: Improved}
+	f, ferr := fb.Account(e, delta)
+	if ferr == nil || errors.Is(ferr, ErrInfinite) {
+		r.Value, r.Estimate, r.Lower, r.Order = f.Value, f.Value, 0, f.Order
+		r.Fallback, r.FallbackKind = true, KindRDP
+		r.Note = fmt.Sprintf("%v: %v; the RDP upper bound is shown instead", c.Kind, err)
+	}
+	return r, err
 }
 
 // Epsilon returns ε at δ for event e under c, and for RDP and zCDP the
@@ -122,21 +194,36 @@ func (c Config) Account(e Event, delta float64) (Estimate, error) {
 		r.Value, r.Estimate, r.Order = eps, eps, order
 		return r, err
 	case KindPLD:
-		o := c.PLD
-		o.Neighbouring = c.Neighbouring
+		o := c.pldOptions()
 		eps, iv, err := PLDEpsilonAdaptive(e, delta, o)
 		r.Value, r.Estimate, r.Interval = eps, eps, iv
-		return r, err
+		if err == nil && iv != o.withDefaults().Interval {
+			r.Note = fmt.Sprintf("PLD grid coarsened from interval %g to %g to fit %d points (still an upper bound)", o.withDefaults().Interval, iv, o.MaxPoints)
+		}
+		return c.withFallback(r, e, delta, err)
 	case KindPRV:
-		o := c.PRV
-		o.Neighbouring = c.Neighbouring
+		o := c.prvOptions()
+		o.EpsError = o.withDefaults().EpsError
+		var p PRVEstimate
+		var err error
 		a := NewPRV(o)
 		if err := a.Compose(e); err != nil {
 			return r, err
 		}
-		p, err := a.Epsilon(delta)
+		for raise := 0; ; raise++ {
+			a.opts.EpsError = o.EpsError
+			p, err = a.Epsilon(delta)
+			if !errors.Is(err, ErrGridCap) || raise == maxPRVEpsErrorRaises || c.WorkPoints == 0 || c.PRV.MaxPoints != 0 {
+				break
+			}
+			o.EpsError *= 4
+		}
 		r.Value, r.Estimate, r.Lower, r.Mesh, r.Domain = p.Upper, p.Estimate, p.Lower, p.Mesh, p.Domain
-		return r, err
+		r.EpsError = o.EpsError
+		if err == nil && r.EpsError != c.PRV.withDefaults().EpsError {
+			r.Note = fmt.Sprintf("PRV ε error raised to %g to fit %d points (bounds still proven)", r.EpsError, o.MaxPoints)
+		}
+		return c.withFallback(r, e, delta, err)
 	case KindZCDP:
 		rho, xi, err := ZCDPOf(e, c.Neighbouring)
 		if err != nil {
@@ -179,9 +266,7 @@ func (c Config) AccountDelta(e Event, eps float64) (Estimate, error) {
 		r.Value, r.Estimate, r.Order = d, d, order
 		return r, err
 	case KindPLD:
-		o := c.PLD
-		o.Neighbouring = c.Neighbouring
-		a := NewPLD(o)
+		a := NewPLD(c.pldOptions())
 		if err := a.Compose(e); err != nil {
 			return r, err
 		}
@@ -189,9 +274,7 @@ func (c Config) AccountDelta(e Event, eps float64) (Estimate, error) {
 		r.Value, r.Estimate, r.Interval = d, d, a.opts.Interval
 		return r, err
 	case KindPRV:
-		o := c.PRV
-		o.Neighbouring = c.Neighbouring
-		a := NewPRV(o)
+		a := NewPRV(c.prvOptions())
 		if err := a.Compose(e); err != nil {
 			return r, err
 		}

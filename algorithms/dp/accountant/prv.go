@@ -66,6 +66,7 @@ type PRV struct {
 	opts   PRVOptions
 	leaves []leafCount
 	err    error
+	memo   rdpMemo // the leaves' RDP, for the domain bounds
 }
 
 // PRVEstimate is an ε (or δ) estimate with bounds that hold for the true
@@ -79,7 +80,7 @@ type PRVEstimate struct {
 // NewPRV returns an empty PRV accountant.
 func NewPRV(opts PRVOptions) *PRV {
 	o := opts.withDefaults()
-	a := &PRV{opts: o}
+	a := &PRV{opts: o, memo: rdpMemo{}}
 	switch {
 	case !(o.EpsError > 0) || math.IsInf(o.EpsError, 0):
 		a.err = fmt.Errorf("PRV ε error %v: want a finite value > 0", o.EpsError)
@@ -104,17 +105,27 @@ func (a *PRV) Compose(e Event) error {
 	if err != nil {
 		return err
 	}
+	kept := leaves[:0:0]
 	for _, lf := range leaves {
-		if _, _, _, err := leafLoss(lf.event, a.opts.Neighbouring, "PRV", math.Inf(1)); err != nil {
+		ld, _, _, err := leafLoss(lf.event, a.opts.Neighbouring, "PRV", math.Inf(1))
+		if err != nil {
 			return err
 		}
+		if !zeroLoss(ld[0]) || !zeroLoss(ld[1]) {
+			kept = append(kept, lf) // a loss that is 0 surely (q = 0) adds nothing
+		}
 	}
-	merged, err := flatten(Composed{Events: append(toEvents(a.leaves), toEvents(leaves)...)})
+	merged, err := flatten(Composed{Events: append(toEvents(a.leaves), toEvents(kept)...)})
 	if err != nil {
 		return err
 	}
 	a.leaves = merged
 	return nil
+}
+
+// zeroLoss reports whether d is the loss 0 with probability 1.
+func zeroLoss(d lossDist) bool {
+	return d.eval == nil && d.inf == 0 && len(d.atomL) == 1 && d.atomL[0] == 0
 }
 
 func toEvents(ls []leafCount) []Event {
@@ -143,6 +154,11 @@ func (a *PRV) Epsilon(delta float64) (PRVEstimate, error) {
 		return PRVEstimate{}, fmt.Errorf("PRV δ error %g must be below δ = %g", de, delta)
 	}
 	c, err := a.setup(de)
+	if errors.Is(err, ErrInfinite) {
+		// The domain's upper bound (RDP) is ∞ (σ = 0, or σ so small that
+		// the RDP overflows): so is ours; 0 is all that is proven below.
+		return PRVEstimate{Estimate: math.Inf(1), Upper: math.Inf(1)}, err
+	}
 	if err != nil {
 		return PRVEstimate{}, err
 	}
@@ -205,6 +221,9 @@ func (a *PRV) Delta(eps float64) (PRVEstimate, error) {
 // delta1 is Delta with δ_error = de.
 func (a *PRV) delta1(eps, de float64) (PRVEstimate, error) {
 	c, err := a.setup(de)
+	if errors.Is(err, ErrInfinite) {
+		return PRVEstimate{Estimate: 1, Upper: 1}, err // see Epsilon
+	}
 	if err != nil {
 		return PRVEstimate{}, err
 	}
@@ -244,6 +263,7 @@ type prvSetup struct {
 	losses    [][2]lossDist
 	symmetric bool
 	nb        Neighbouring
+	maxPoints int // the PRV's point cap (bounds the PLD of pldRemove too)
 }
 
 // prvPMF is a discrete PRV: mass p[j] at t0 + j·h, plus mass inf at +∞.
@@ -256,7 +276,7 @@ type prvPMF struct {
 // setup chooses the mesh and the domain for δ_error = de.
 func (a *PRV) setup(de float64) (*prvSetup, error) {
 	nb, ee := a.opts.Neighbouring, a.opts.EpsError
-	c := &prvSetup{leaves: a.leaves, symmetric: true, nb: nb}
+	c := &prvSetup{leaves: a.leaves, symmetric: true, nb: nb, maxPoints: a.opts.MaxPoints}
 	if len(a.leaves) == 0 {
 		return c, nil
 	}
@@ -268,13 +288,13 @@ func (a *PRV) setup(de float64) (*prvSetup, error) {
 	// The domain: upper bounds on ε of the composition at δ_error/4 and of
 	// each event at δ_error/(8k).
 	L := ee
-	lc, err := upperEpsilon(Composed{Events: toEvents(a.leaves)}, de/4, nb)
+	lc, err := upperEpsilon(Composed{Events: toEvents(a.leaves)}, de/4, nb, a.opts.MaxPoints, a.memo)
 	if err != nil {
 		return nil, err
 	}
 	L = math.Max(L, lc)
 	for _, lf := range a.leaves {
-		li, err := upperEpsilon(lf.event, de/(8*k), nb)
+		li, err := upperEpsilon(lf.event, de/(8*k), nb, a.opts.MaxPoints, a.memo)
 		if err != nil {
 			return nil, err
 		}
@@ -354,7 +374,7 @@ func (c *prvSetup) build(d int) (prvPMF, error) {
 // pldRemove evaluates q on a PLD accountant (interval 1e-3) of the same
 // events: a cheap upper bound for the remove direction.
 func (c *prvSetup) pldRemove(q func(*PLD) (float64, error)) (float64, error) {
-	p := NewPLD(PLDOptions{Interval: 1e-3, Neighbouring: c.nb})
+	p := NewPLD(PLDOptions{Interval: 1e-3, Neighbouring: c.nb, MaxPoints: min(c.maxPoints, PLDOptions{}.withDefaults().MaxPoints)})
 	if err := p.Compose(Composed{Events: toEvents(c.leaves)}); err != nil {
 		return 0, err
 	}
@@ -365,16 +385,16 @@ func (c *prvSetup) pldRemove(q func(*PLD) (float64, error)) (float64, error) {
 // the RDP accountant (improved conversion, default orders) when it
 // supports the event, else the PLD accountant. +Inf (σ = 0) is an error:
 // the PRV domain cannot be chosen.
-func upperEpsilon(e Event, delta float64, nb Neighbouring) (float64, error) {
+func upperEpsilon(e Event, delta float64, nb Neighbouring, maxPoints int, memo rdpMemo) (float64, error) {
 	r := NewRDP(nil)
-	r.Neighbouring = nb
+	r.Neighbouring, r.memo = nb, memo
 	err := r.Compose(e)
 	var eps float64
 	if err == nil {
 		eps, _, err = r.Epsilon(delta, Improved)
 	}
 	if errors.Is(err, ErrUnsupported) {
-		eps, _, err = PLDEpsilonAdaptive(e, delta, PLDOptions{Neighbouring: nb, Interval: 1e-2})
+		eps, _, err = PLDEpsilonAdaptive(e, delta, PLDOptions{Neighbouring: nb, Interval: 1e-2, MaxPoints: min(maxPoints, PLDOptions{}.withDefaults().MaxPoints)})
 	}
 	if err != nil {
 		return 0, fmt.Errorf("PRV domain: %w", err)
