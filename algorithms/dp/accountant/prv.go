@@ -153,6 +153,9 @@ func (a *PRV) Epsilon(delta float64) (PRVEstimate, error) {
 	if de >= delta {
 		return PRVEstimate{}, fmt.Errorf("PRV δ error %g must be below δ = %g", de, delta)
 	}
+	if len(a.leaves) == 0 {
+		return PRVEstimate{}, nil // nothing released about the record: ε = 0
+	}
 	c, err := a.setup(de)
 	if errors.Is(err, ErrInfinite) {
 		// The domain's upper bound (RDP) is ∞ (σ = 0, or σ so small that
@@ -204,6 +207,9 @@ func (a *PRV) Delta(eps float64) (PRVEstimate, error) {
 	}
 	if !(eps >= 0) || math.IsInf(eps, 1) {
 		return PRVEstimate{}, fmt.Errorf("ε = %v: want a finite value ≥ 0", eps)
+	}
+	if len(a.leaves) == 0 {
+		return PRVEstimate{}, nil // nothing released about the record: δ = 0
 	}
 	de := a.opts.DeltaError
 	if de == 0 {
