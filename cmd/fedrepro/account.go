@@ -76,7 +76,7 @@ type accountArgs struct {
 func runAccount(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("account", stderr)
 	var a accountArgs
-	fs.Float64Var(&a.q, "q", math.NaN(), "sampling probability per step, 0 < q ≤ 1")
+	fs.Float64Var(&a.q, "q", math.NaN(), "sampling probability per step, 0 ≤ q ≤ 1 (0: the record is never used, ε = 0)")
 	fs.IntVar(&a.steps, "steps", 0, "number of steps T ≥ 1 (tree: leaves per tree)")
 	fs.IntVar(&a.n, "n", 0, "dataset size N (with --batch-size and --epochs, instead of --q and --steps)")
 	fs.IntVar(&a.batch, "batch-size", 0, "expected batch size B (q = B/N)")
@@ -396,9 +396,9 @@ func (a *accountArgs) sampling2() (float64, int, error) {
 	} else {
 		switch {
 		case !a.set["q"]:
-			return 0, 0, usagef("--q is required (sampling probability, 0 < q ≤ 1), or give --n, --batch-size and --epochs")
-		case !(a.q > 0 && a.q <= 1):
-			return 0, 0, usagef("--q %v: want 0 < q ≤ 1", a.q)
+			return 0, 0, usagef("--q is required (sampling probability, 0 ≤ q ≤ 1), or give --n, --batch-size and --epochs")
+		case !(a.q >= 0 && a.q <= 1):
+			return 0, 0, usagef("--q %v: want 0 ≤ q ≤ 1", a.q)
 		}
 	}
 	switch {

@@ -309,7 +309,7 @@ func TestAccountBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"account", "--sigma", "1", "--steps", "10"}, 2, "--q is required"},
-		{[]string{"account", "--q", "0", "--sigma", "1", "--steps", "10"}, 2, "--q 0"},
+		{[]string{"account", "--q", "-0.1", "--sigma", "1", "--steps", "10"}, 2, "--q -0.1"},
 		{[]string{"account", "--q", "1.5", "--sigma", "1", "--steps", "10"}, 2, "--q 1.5"},
 		{[]string{"account", "--q", "0.1", "--sigma", "-1", "--steps", "10"}, 2, "--sigma -1"},
 		{[]string{"account", "--q", "0.1", "--sigma", "NaN", "--steps", "10"}, 2, "--sigma NaN"},
