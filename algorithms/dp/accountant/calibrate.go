@@ -88,7 +88,7 @@ func calibrate(build func(sigma float64) Event, targetEps, delta float64, c Conf
 		for r := 1.05; ; r = math.Min(r*r, 2) {
 			s := lo * r
 			if s > calMaxSigma {
-				return 0, fmt.Errorf("%w: target ε = %g at δ = %g: even σ = %g gives ε = %.4g under the %v accountant", ErrUnreachable, targetEps, delta, lo, elo, c.Kind)
+				return 0, fmt.Errorf("%w: target ε = %g at δ = %g: even σ = %g gives ε = %s under the %v accountant", ErrUnreachable, targetEps, delta, lo, fmtEps(elo), c.Kind)
 			}
 			es, err := f(s)
 			if err != nil {
@@ -198,4 +198,12 @@ func CalibrateTightest(build func(sigma float64) Event, targetEps, delta float64
 		return 0, Config{}, firstErr
 	}
 	return best, used, nil
+}
+
+// fmtEps formats ε for messages: 4 significant digits, ∞ for +Inf.
+func fmtEps(e float64) string {
+	if math.IsInf(e, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.4g", e)
 }
