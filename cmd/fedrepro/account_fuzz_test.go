@@ -82,9 +82,17 @@ func FuzzAccountFlags(f *testing.F) {
 	})
 }
 
+// slicesContain reports whether the flag x (given as "--name") is among
+// xs in any spelling the flag package accepts: -name, --name, -name=v,
+// --name=v.
 func slicesContain(xs []string, x string) bool {
+	name := strings.TrimLeft(x, "-")
 	for _, y := range xs {
-		if y == x || strings.HasPrefix(y, x+"=") {
+		if !strings.HasPrefix(y, "-") {
+			continue
+		}
+		y = strings.TrimPrefix(strings.TrimPrefix(y, "-"), "-")
+		if y == name || strings.HasPrefix(y, name+"=") {
 			return true
 		}
 	}
