@@ -279,47 +279,15 @@ func genuineInfBound(e Event, o PLDOptions) float64 {
 
 // delta is P[L=∞] + Σ_{l_i > ε} p_i (1 − e^{ε − l_i}).
 func (p pmf) delta(eps, dx float64) float64 {
-	d := 0.0
-	for i := len(p.p) - 1; i >= 0; i-- {
-		l := float64(p.lo+i) * dx
-		if l <= eps {
-			break
-		}
-		d += p.p[i] * -math.Expm1(eps-l)
-	}
-	return d + p.inf
+	return gridDeltaSum(p.p, func(i int) float64 { return float64(p.lo+i) * dx }, eps) + p.inf
 }
 
-// epsilon solves delta(ε) = target for ε ≥ 0. Between consecutive grid
-// losses l_{k−1} ≤ ε ≤ l_k, δ(ε) = inf + P_k − e^{ε−l_k}·E_k with
-// P_k = Σ_{i≥k} p_i and E_k = Σ_{i≥k} p_i e^{l_k−l_i} (kept relative to
-// l_k so that nothing underflows at large losses), so the solution is exact
+// epsilon solves delta(ε) = target for ε ≥ 0 (see gridEpsilon), exactly
 // for the discretized distribution.
 func (p pmf) epsilon(target, dx float64) float64 {
-	if p.inf >= target {
-		return math.Inf(1)
-	}
-	var P, E float64
-	shrink := math.Exp(-dx)
-	for i := len(p.p) - 1; i >= 0; i-- {
-		l := float64(p.lo+i) * dx
-		if l <= 0 {
-			break
-		}
-		P += p.p[i]
-		E += p.p[i] // E is now Σ_{j≥i} p_j e^{l_i − l_j}
-		lower := 0.0
-		if i > 0 {
-			lower = math.Max(0, float64(p.lo+i-1)*dx)
-		}
-		if p.inf+P-math.Exp(lower-l)*E >= target {
-			// The root lies in [lower, l].
-			e := l + math.Log((p.inf+P-target)/E)
-			return math.Min(l, math.Max(lower, e))
-		}
-		E *= shrink // relative to the next lower grid point
-	}
-	return 0
+	return gridEpsilon(p.p, p.inf, target, dx,
+		func(i int) float64 { return float64(p.lo+i) * dx },
+		func(i int) float64 { return float64(p.lo+i-1) * dx })
 }
 
 // maxGridIndex bounds |loss/Δ|: grid indices are ints and offsets of

@@ -562,40 +562,16 @@ func prvDiscretizeAtoms(d lossDist, h float64, J int) (m []float64, lo int, s fl
 
 // delta is δ̃(ε) = inf + (1 − inf)·Σ_{t_j > ε} p_j (1 − e^{ε − t_j}).
 func (d prvPMF) delta(eps float64) float64 {
-	s := 0.0
-	for j := len(d.p) - 1; j >= 0; j-- {
-		t := d.t0 + float64(j)*d.h
-		if t <= eps {
-			break
-		}
-		s += d.p[j] * -math.Expm1(eps-t)
-	}
+	s := gridDeltaSum(d.p, func(j int) float64 { return d.t0 + float64(j)*d.h }, eps)
 	return math.Min(1, d.inf+(1-d.inf)*s)
 }
 
 // epsilonAt solves δ̃_fin(ε) = target for the finite part, exactly for
-// the discrete distribution (as pmf.epsilon does on the PLD grid).
+// the discrete distribution (see gridEpsilon).
 func (d prvPMF) epsilonAt(target float64) float64 {
-	var P, E float64
-	shrink := math.Exp(-d.h)
-	for j := len(d.p) - 1; j >= 0; j-- {
-		t := d.t0 + float64(j)*d.h
-		if t <= 0 {
-			break
-		}
-		P += d.p[j]
-		E += d.p[j]
-		lower := 0.0
-		if j > 0 {
-			lower = math.Max(0, t-d.h)
-		}
-		if P-math.Exp(lower-t)*E >= target {
-			e := t + math.Log((P-target)/E)
-			return math.Min(t, math.Max(lower, e))
-		}
-		E *= shrink
-	}
-	return 0
+	return gridEpsilon(d.p, 0, target, d.h,
+		func(j int) float64 { return d.t0 + float64(j)*d.h },
+		func(j int) float64 { return d.t0 + float64(j)*d.h - d.h })
 }
 
 // epsilonBounds returns (lower, estimate, upper) of ε at δ.
