@@ -33,7 +33,7 @@ import (
 // FEDREPRO_SWEEP_DOMAIN=issue restricts the points to the domain of issue
 // 20's sweep (Poisson Gaussian, q ∈ (1e-5, 1], σ ∈ (1e-3, 1e2),
 // T ∈ [1, 1e6), δ ∈ (1e-12, 1e-2)).
-const sweepDefault = 12
+const sweepDefault = 8
 
 // sweepPoint is one input of the sweep.
 type sweepPoint struct {
