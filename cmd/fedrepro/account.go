@@ -67,7 +67,7 @@ type accountRow struct {
 
 type accountArgs struct {
 	q, sigma, delta, eps, target, interval, epochs, epsErr, deltaErr float64
-	steps, population, n, batch, sens, trees, parts, sep             int
+	steps, population, n, batch, sens, trees, parts, sep, maxPoints  int
 	sampling, which, nbFlag, orders, mechanism                       string
 	json                                                             bool
 	set                                                              map[string]bool
@@ -76,7 +76,7 @@ type accountArgs struct {
 func runAccount(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("account", stderr)
 	var a accountArgs
-	fs.Float64Var(&a.q, "q", math.NaN(), "sampling probability per step, 0 < q ≤ 1")
+	fs.Float64Var(&a.q, "q", math.NaN(), "sampling probability per step, 0 ≤ q ≤ 1 (0: the record is never used, ε = 0)")
 	fs.IntVar(&a.steps, "steps", 0, "number of steps T ≥ 1 (tree: leaves per tree)")
 	fs.IntVar(&a.n, "n", 0, "dataset size N (with --batch-size and --epochs, instead of --q and --steps)")
 	fs.IntVar(&a.batch, "batch-size", 0, "expected batch size B (q = B/N)")
@@ -98,6 +98,7 @@ func runAccount(args []string, stdout, stderr io.Writer) error {
 	fs.Float64Var(&a.interval, "pld-interval", 1e-4, "PLD loss discretization interval")
 	fs.Float64Var(&a.epsErr, "eps-error", 0.01, "PRV: allowed error in ε")
 	fs.Float64Var(&a.deltaErr, "delta-error", 0, "PRV: allowed error in δ (default δ/1000)")
+	fs.IntVar(&a.maxPoints, "max-points", accountant.DefaultWorkPoints, "work cap: largest PLD/PRV grid in points (beyond it the PLD grid is coarsened, the PRV ε error raised, or the RDP bound shown; each says so); 0 = the accountants' own caps (2^23, 2^24; slower)")
 	fs.BoolVar(&a.json, "json", false, "print a JSON array, one object per accountant and conversion")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -201,6 +202,17 @@ func (a *accountArgs) fill(row *accountRow, cfg accountant.Config, p accountPlan
 	d := a.delta
 	row.Delta = &d
 	r, err := cfg.Account(e, d)
+	if err != nil && r.Fallback {
+		// The accountant hit its grid cap; Value is the RDP upper bound.
+		row.Note = "fallback: " + r.Note
+		if math.IsInf(r.Value, 1) {
+			row.Unbounded = true
+			return nil
+		}
+		v := r.Value
+		row.Epsilon = &v
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -229,6 +241,9 @@ func setRow(row *accountRow, r accountant.Estimate, target **float64, interval f
 		if r.Interval > 0 && r.Interval != interval {
 			row.Note = fmt.Sprintf("PLD grid coarsened to interval %g for these large losses (still an upper bound)", r.Interval)
 		}
+	}
+	if row.Note == "" && r.Note != "" {
+		row.Note = r.Note
 	}
 }
 
@@ -260,6 +275,8 @@ func (a *accountArgs) plan() (accountPlan, error) {
 		return p, usagef("--delta-error %v: want 0 ≤ δ error < δ = %g", a.deltaErr, a.delta)
 	case !(a.deltaErr >= 0 && a.deltaErr < 1):
 		return p, usagef("--delta-error %v: want 0 ≤ δ error < 1", a.deltaErr)
+	case a.maxPoints != 0 && (a.maxPoints < 1<<10 || a.maxPoints > 1<<26):
+		return p, usagef("--max-points %d: want 0 (the accountants' own caps) or 1024 … 2^26", a.maxPoints)
 	}
 	p.mode = modeEpsilon
 	if a.set["epsilon"] {
@@ -298,7 +315,7 @@ func (a *accountArgs) plan() (accountPlan, error) {
 		return p, err
 	}
 	for _, k := range kinds {
-		base := accountant.Config{Kind: k, Neighbouring: nb, Orders: orders,
+		base := accountant.Config{Kind: k, Neighbouring: nb, Orders: orders, WorkPoints: a.maxPoints,
 			PLD: accountant.PLDOptions{Interval: a.interval},
 			PRV: accountant.PRVOptions{EpsError: a.epsErr, DeltaError: a.deltaErr}}
 		switch k {
@@ -379,9 +396,9 @@ func (a *accountArgs) sampling2() (float64, int, error) {
 	} else {
 		switch {
 		case !a.set["q"]:
-			return 0, 0, usagef("--q is required (sampling probability, 0 < q ≤ 1), or give --n, --batch-size and --epochs")
-		case !(a.q > 0 && a.q <= 1):
-			return 0, 0, usagef("--q %v: want 0 < q ≤ 1", a.q)
+			return 0, 0, usagef("--q is required (sampling probability, 0 ≤ q ≤ 1), or give --n, --batch-size and --epochs")
+		case !(a.q >= 0 && a.q <= 1):
+			return 0, 0, usagef("--q %v: want 0 ≤ q ≤ 1", a.q)
 		}
 	}
 	switch {

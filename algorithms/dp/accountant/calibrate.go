@@ -88,7 +88,7 @@ func calibrate(build func(sigma float64) Event, targetEps, delta float64, c Conf
 		for r := 1.05; ; r = math.Min(r*r, 2) {
 			s := lo * r
 			if s > calMaxSigma {
-				return 0, fmt.Errorf("%w: target ε = %g at δ = %g: even σ = %g gives ε = %.4g under the %v accountant", ErrUnreachable, targetEps, delta, lo, elo, c.Kind)
+				return 0, fmt.Errorf("%w: target ε = %g at δ = %g: even σ = %g gives ε = %s under the %v accountant", ErrUnreachable, targetEps, delta, lo, fmtEps(elo), c.Kind)
 			}
 			es, err := f(s)
 			if err != nil {
@@ -135,4 +135,75 @@ func calibrate(build func(sigma float64) Event, targetEps, delta float64, c Conf
 		}
 	}
 	return shi, nil
+}
+
+// TightestConfigs lists the accountants CalibrateTightest tries by
+// default under nb: the exact curve, PLD (interval 1e-4) and PRV (ε error
+// 0.01), both with the DefaultWorkPoints work cap, and RDP with the
+// improved conversion.
+func TightestConfigs(nb Neighbouring) []Config {
+	return []Config{
+		{Kind: KindExact, Neighbouring: nb},
+		{Kind: KindPLD, Neighbouring: nb, WorkPoints: DefaultWorkPoints},
+		{Kind: KindPRV, Neighbouring: nb, WorkPoints: DefaultWorkPoints},
+		{Kind: KindRDP, Neighbouring: nb, Conversion: Improved},
+	}
+}
+
+// CalibrateTightest returns the smallest noise multiplier σ that meets
+// the target ε at δ under any of the accountants cs (TightestConfigs(AddRemove)
+// when cs is nil) that support build's events, and the Config that gave
+// it. Every accountant's value is an upper bound on the true ε, so each
+// calibrated σ suffices, and the smallest is the tightest calibratable
+// one: no fixed order of preference can be right at every step count
+// (a PLD or PRV grid that hits its cap at 10⁶ steps is looser than RDP
+// there, while at 10³ steps it is the tighter). When the exact curve
+// supports the events its σ is returned at once: no upper bound can need
+// less noise than the truth. Accountants that cannot answer (unsupported,
+// unreachable, a grid cap) are skipped; if none answers, the error of the
+// first is returned (wrapping ErrUnreachable when every accountant that
+// supports the events failed to reach the target).
+func CalibrateTightest(build func(sigma float64) Event, targetEps, delta float64, cs []Config) (sigma float64, used Config, err error) {
+	if cs == nil {
+		cs = TightestConfigs(AddRemove)
+	}
+	probe := build(1)
+	best := math.Inf(1)
+	var firstErr error
+	for _, c := range cs {
+		if err := c.Supported(probe); err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("%v: %w", c.Kind, err)
+			}
+			continue
+		}
+		s, err := Calibrate(build, targetEps, delta, c)
+		if err != nil {
+			if firstErr == nil || (errors.Is(firstErr, ErrUnsupported) && !errors.Is(err, ErrUnsupported)) {
+				firstErr = fmt.Errorf("%v: %w", c.Kind, err)
+			}
+			continue
+		}
+		if s < best {
+			best, used = s, c
+		}
+		if c.Kind == KindExact {
+			break
+		}
+	}
+	if math.IsInf(best, 1) {
+		if firstErr == nil {
+			firstErr = errors.New("no accountant to calibrate with")
+		}
+		return 0, Config{}, firstErr
+	}
+	return best, used, nil
+}
+
+// fmtEps formats ε for messages: 4 significant digits, ∞ for +Inf.
+func fmtEps(e float64) string {
+	if math.IsInf(e, 1) {
+		return "∞"
+	}
+	return fmt.Sprintf("%.4g", e)
 }

@@ -3,6 +3,7 @@ package accountant
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,5 +81,46 @@ func TestCalibrateErrors(t *testing.T) {
 	// An event that ignores σ and already meets the target.
 	if _, err := Calibrate(func(float64) Event { return Laplace{Scale: 10} }, 1, 1e-5, Config{}); err == nil {
 		t.Error("σ-independent event calibrated")
+	}
+}
+
+// TestCalibrateTightest: issue 20's "σ needed" at q = 0.01, target ε 1.26
+// (δ = 1e-5): the tightest calibration is never above RDP's, meets the
+// target under the accountant it names, and at 10⁶ steps stays below
+// RDP's σ ≈ 32.7 (the issue saw 73 from a fixed PLD-first order).
+func TestCalibrateTightest(t *testing.T) {
+	const q, target, delta = 0.01, 1.26, 1e-5
+	for _, tc := range []struct {
+		steps int
+		want  []Kind
+	}{{1000, []Kind{KindPLD, KindPRV}}, {1000000, []Kind{KindRDP, KindPLD, KindPRV}}} {
+		build := func(s float64) Event { return poissonSteps(q, s, tc.steps) }
+		s, c, err := CalibrateTightest(build, target, delta, nil)
+		if err != nil {
+			t.Fatalf("T=%d: %v", tc.steps, err)
+		}
+		if !slices.Contains(tc.want, c.Kind) {
+			t.Errorf("T=%d: calibrated by %v, want one of %v", tc.steps, c.Kind, tc.want)
+		}
+		if eps, _, err := c.Epsilon(build(s), delta); err != nil || !(eps <= target) {
+			t.Errorf("T=%d: σ=%v gives ε=%v (%v) under %v", tc.steps, s, eps, err, c.Kind)
+		}
+		rdp, err := Calibrate(build, target, delta, Config{})
+		if err != nil || !(s <= rdp) {
+			t.Errorf("T=%d: tightest σ %v above RDP's %v (%v)", tc.steps, s, rdp, err)
+		}
+		if tc.steps == 1000000 && !(s < 33) {
+			t.Errorf("T=10⁶: σ = %v, want at most RDP's ≈ 32.7", s)
+		}
+		t.Logf("T=%d: σ=%.6g by %v (RDP alone %.6g)", tc.steps, s, c.Kind, rdp)
+	}
+	// The exact curve, where it exists, is the answer.
+	build := func(s float64) Event { return SelfComposed{Event: Gaussian{Sigma: s}, Count: 100} }
+	if _, c, err := CalibrateTightest(build, 2, 1e-5, nil); err != nil || c.Kind != KindExact {
+		t.Errorf("Gaussian composition: %v %v, want exact", c.Kind, err)
+	}
+	// Nothing supports it: an error, not a σ.
+	if _, _, err := CalibrateTightest(func(s float64) Event { return ZCDP{Rho: s} }, 1, 1e-5, []Config{{Kind: KindPLD}}); err == nil {
+		t.Error("PLD calibrated a zCDP event")
 	}
 }

@@ -54,4 +54,24 @@
 // ErrGridCap or ErrPrecision, round-off never produces NaN or a negative
 // divergence. No function here reads clocks, files or random state;
 // results depend only on the arguments.
+//
+// The documented domain, checked by property tests (props_test.go) and a
+// seeded sweep (sweep_test.go): q ∈ [0, 1], σ (or the Laplace scale, the
+// tree's σ) ∈ [0, 1e6], T ∈ [1, 1e12] compositions, δ ∈ (0, 1), every
+// event and both relations. Each accountant answers with a number, +Inf
+// (ErrInfinite) or an error saying why there is none, and never panics.
+// σ = 0 gives ε = +Inf whenever δ is below the probability that the
+// record is used at all (1 − (1 − q)^T); q = 0 gives ε = 0. With
+// Config.WorkPoints (DefaultWorkPoints, as `fedrepro account` uses) each
+// call is bounded to about a second of CPU: a PLD grid that would be
+// larger is coarsened and a PRV ε error raised (both still upper bounds,
+// said in Estimate.Note); when even that fails the error wraps ErrGridCap
+// and Estimate.Value carries the RDP upper bound (Estimate.Fallback). No
+// path returns a value below the true ε. CalibrateTightest returns the
+// smallest σ over the accountants that support an event.
+//
+// Each accountant implements the Accountant interface (Supports /
+// Compose / Epsilon / Delta, as dp_accounting's PrivacyAccountant), one
+// file each (acct_*.go); Config.New builds one and Config.Account,
+// AccountDelta and Supported are written once on top of it.
 package accountant

@@ -62,6 +62,23 @@ type PLD struct {
 	err       error
 	infReason string
 	plans     map[int]*fourier.FFT
+	// stopAt, when > 0, is the δ that PLDEpsilonAdaptive solves for: as
+	// soon as the mass moved to infinity by the grid cap (which only
+	// grows under composition) reaches it, ε at this interval is decided
+	// by the cap (ErrGridCap, or ErrInfinite when the genuinely infinite
+	// mass is as large, which a coarser grid then finds too), and the
+	// composition stops early instead of filling grids of millions of
+	// points whose answer is already known.
+	stopAt float64
+}
+
+// doomed returns an ErrGridCap error when truncated mass trunc has
+// reached stopAt.
+func (a *PLD) doomed(trunc float64) error {
+	if a.stopAt > 0 && trunc >= a.stopAt {
+		return fmt.Errorf("%w: privacy losses beyond the grid (%d points at interval %g) carry probability %.3g ≥ δ; use a coarser discretization interval", ErrGridCap, a.opts.MaxPoints, a.opts.Interval, trunc)
+	}
+	return nil
 }
 
 // pmf is a discretized privacy-loss distribution: p[i] is the mass at loss
@@ -123,6 +140,9 @@ func (a *PLD) Compose(e Event) error {
 				return err
 			}
 			if next[i], err = a.convolve(next[i], c); err != nil {
+				return err
+			}
+			if err := a.doomed(next[i].trunc); err != nil {
 				return err
 			}
 		}
@@ -211,8 +231,15 @@ const maxAdaptiveInterval = 1.0
 // interval used is returned so callers can say so.
 func PLDEpsilonAdaptive(e Event, delta float64, o PLDOptions) (eps, interval float64, err error) {
 	o = o.withDefaults()
+	stop := delta
+	if g := genuineInfBound(e, o); !(g < delta) {
+		stop = 0 // the early stop could mistake an ∞ for a grid cap
+	}
 	for {
 		a := NewPLD(o)
+		if o.Interval*4 <= maxAdaptiveInterval {
+			a.stopAt = stop // the last attempt runs in full
+		}
 		err = a.Compose(e)
 		if err == nil {
 			eps, err = a.Epsilon(delta)
@@ -224,49 +251,43 @@ func PLDEpsilonAdaptive(e Event, delta float64, o PLDOptions) (eps, interval flo
 	}
 }
 
-// delta is P[L=∞] + Σ_{l_i > ε} p_i (1 − e^{ε − l_i}).
-func (p pmf) delta(eps, dx float64) float64 {
-	d := 0.0
-	for i := len(p.p) - 1; i >= 0; i-- {
-		l := float64(p.lo+i) * dx
-		if l <= eps {
-			break
-		}
-		d += p.p[i] * -math.Expm1(eps-l)
-	}
-	return d + p.inf
-}
-
-// epsilon solves delta(ε) = target for ε ≥ 0. Between consecutive grid
-// losses l_{k−1} ≤ ε ≤ l_k, δ(ε) = inf + P_k − e^{ε−l_k}·E_k with
-// P_k = Σ_{i≥k} p_i and E_k = Σ_{i≥k} p_i e^{l_k−l_i} (kept relative to
-// l_k so that nothing underflows at large losses), so the solution is exact
-// for the discretized distribution.
-func (p pmf) epsilon(target, dx float64) float64 {
-	if p.inf >= target {
+// genuineInfBound bounds the probability of a genuinely infinite loss
+// (not a truncation) that composing e can leave in the infinity bucket:
+// Σ count·P[L = ∞] over the leaves (a union bound) plus the TailMass that
+// each truncation step may add (eight per leaf, generously). Only when it
+// is below δ may an attempt stop early on truncated mass ≥ δ: the answer
+// at that interval is then certainly ErrGridCap, not ErrInfinite. +Inf
+// when the event cannot be flattened.
+func genuineInfBound(e Event, o PLDOptions) float64 {
+	leaves, err := flatten(e)
+	if err != nil {
 		return math.Inf(1)
 	}
-	var P, E float64
-	shrink := math.Exp(-dx)
-	for i := len(p.p) - 1; i >= 0; i-- {
-		l := float64(p.lo+i) * dx
-		if l <= 0 {
-			break
+	g := 0.0
+	for _, lf := range leaves {
+		ld, _, _, err := leafLoss(lf.event, o.Neighbouring, "PLD", math.Inf(1))
+		if err != nil {
+			return math.Inf(1)
 		}
-		P += p.p[i]
-		E += p.p[i] // E is now Σ_{j≥i} p_j e^{l_i − l_j}
-		lower := 0.0
-		if i > 0 {
-			lower = math.Max(0, float64(p.lo+i-1)*dx)
+		for _, d := range ld {
+			g += float64(lf.count) * (d.inf - d.trunc)
 		}
-		if p.inf+P-math.Exp(lower-l)*E >= target {
-			// The root lies in [lower, l].
-			e := l + math.Log((p.inf+P-target)/E)
-			return math.Min(l, math.Max(lower, e))
-		}
-		E *= shrink // relative to the next lower grid point
+		g += 8 * o.TailMass
 	}
-	return 0
+	return g
+}
+
+// delta is P[L=∞] + Σ_{l_i > ε} p_i (1 − e^{ε − l_i}).
+func (p pmf) delta(eps, dx float64) float64 {
+	return gridDeltaSum(p.p, func(i int) float64 { return float64(p.lo+i) * dx }, eps) + p.inf
+}
+
+// epsilon solves delta(ε) = target for ε ≥ 0 (see gridEpsilon), exactly
+// for the discretized distribution.
+func (p pmf) epsilon(target, dx float64) float64 {
+	return gridEpsilon(p.p, p.inf, target, dx,
+		func(i int) float64 { return float64(p.lo+i) * dx },
+		func(i int) float64 { return float64(p.lo+i-1) * dx })
 }
 
 // maxGridIndex bounds |loss/Δ|: grid indices are ints and offsets of
@@ -359,6 +380,15 @@ func (a *PLD) discretize(d lossDist) (pmf, error) {
 	}
 	if hi == lo {
 		hi++
+	}
+	if truncated {
+		// Mass beyond the last point stands for finite losses; when it
+		// alone reaches the δ being solved for, ε will be decided by the
+		// grid cap whatever else happens, so stop before the work.
+		_, s := tailAt(d, float64(hi)*dx)
+		if err := a.doomed(d.trunc + s); err != nil {
+			return pmf{}, err
+		}
 	}
 	n := hi - lo + 1
 	p := make([]float64, n)

@@ -173,8 +173,24 @@ func (a *PLD) selfCompose(p pmf, n int) (pmf, error) {
 			L = v
 		}
 	}
+	if math.IsNaN(L) || math.IsNaN(U) {
+		// A Chernoff bound that did not evaluate (round-off in logM): fall
+		// back to the whole support, which the cap below still bounds.
+		L, U = 0, nf*width
+	}
 	L = math.Max(math.Floor(L), 0)
 	U = math.Min(math.Ceil(U), nf*width)
+	if U < L {
+		// The two tail bounds overlap: the finite part of the sum has
+		// total mass below 2·TailMass (e.g. most of one draw's mass is
+		// infinite and n is large). Moving that mass to infinity is
+		// pessimistic; it stands for finite losses, so it is truncation.
+		fin := 1 - inf
+		return pmf{p: []float64{}, inf: 1, trunc: math.Min(1, trunc+fin)}, nil
+	}
+	if err := checkOffset(nf*float64(p.lo) + U); err != nil {
+		return pmf{}, err
+	}
 	tauLow, tauHigh := tau, tau
 	if L == 0 {
 		tauLow = 0
@@ -197,6 +213,9 @@ func (a *PLD) selfCompose(p pmf, n int) (pmf, error) {
 			// Nothing is known below the cap: δ(ε) = 1 for every ε.
 			return pmf{p: []float64{}, inf: 1, trunc: 1}, nil
 		}
+	}
+	if err := a.doomed(trunc); err != nil {
+		return pmf{}, err
 	}
 	lo, hi := int(L), int(U)
 	span := hi - lo + 1

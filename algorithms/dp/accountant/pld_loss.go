@@ -223,7 +223,7 @@ func lapTails(mu, b, t float64) (float64, float64) {
 // is continuous between, where L ≤ l ⟺ x ≤ (b·log((e^l−1+q)/q) + 1)/2.
 func poissonLaplaceAdd(q, b float64) lossDist {
 	lo := math.Log1p(q * math.Expm1(-1/b))
-	hi := math.Log1p(q * math.Expm1(1/b))
+	hi := logMix(q, 1/b)
 	return lossDist{
 		eval: func(l float64) (float64, float64, float64, float64) {
 			switch {
@@ -247,7 +247,7 @@ func poissonLaplaceAdd(q, b float64) lossDist {
 // L(x) = −log(1 − q + q·r(x)): decreasing, atoms at −L₊ (x ≥ 1) and −L₋
 // (x ≤ 0); L ≤ l ⟺ x ≥ (b·log((e^{−l}−1+q)/q) + 1)/2.
 func poissonLaplaceRemove(q, b float64) lossDist {
-	lo := -math.Log1p(q * math.Expm1(1/b))
+	lo := -logMix(q, 1/b)
 	hi := -math.Log1p(q * math.Expm1(-1/b))
 	return lossDist{
 		eval: func(l float64) (float64, float64, float64, float64) {

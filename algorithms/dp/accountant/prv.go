@@ -66,6 +66,7 @@ type PRV struct {
 	opts   PRVOptions
 	leaves []leafCount
 	err    error
+	memo   rdpMemo // the leaves' RDP, for the domain bounds
 }
 
 // PRVEstimate is an ε (or δ) estimate with bounds that hold for the true
@@ -79,7 +80,7 @@ type PRVEstimate struct {
 // NewPRV returns an empty PRV accountant.
 func NewPRV(opts PRVOptions) *PRV {
 	o := opts.withDefaults()
-	a := &PRV{opts: o}
+	a := &PRV{opts: o, memo: rdpMemo{}}
 	switch {
 	case !(o.EpsError > 0) || math.IsInf(o.EpsError, 0):
 		a.err = fmt.Errorf("PRV ε error %v: want a finite value > 0", o.EpsError)
@@ -104,17 +105,27 @@ func (a *PRV) Compose(e Event) error {
 	if err != nil {
 		return err
 	}
+	kept := leaves[:0:0]
 	for _, lf := range leaves {
-		if _, _, _, err := leafLoss(lf.event, a.opts.Neighbouring, "PRV", math.Inf(1)); err != nil {
+		ld, _, _, err := leafLoss(lf.event, a.opts.Neighbouring, "PRV", math.Inf(1))
+		if err != nil {
 			return err
 		}
+		if !zeroLoss(ld[0]) || !zeroLoss(ld[1]) {
+			kept = append(kept, lf) // a loss that is 0 surely (q = 0) adds nothing
+		}
 	}
-	merged, err := flatten(Composed{Events: append(toEvents(a.leaves), toEvents(leaves)...)})
+	merged, err := flatten(Composed{Events: append(toEvents(a.leaves), toEvents(kept)...)})
 	if err != nil {
 		return err
 	}
 	a.leaves = merged
 	return nil
+}
+
+// zeroLoss reports whether d is the loss 0 with probability 1.
+func zeroLoss(d lossDist) bool {
+	return d.eval == nil && d.inf == 0 && len(d.atomL) == 1 && d.atomL[0] == 0
 }
 
 func toEvents(ls []leafCount) []Event {
@@ -142,7 +153,15 @@ func (a *PRV) Epsilon(delta float64) (PRVEstimate, error) {
 	if de >= delta {
 		return PRVEstimate{}, fmt.Errorf("PRV δ error %g must be below δ = %g", de, delta)
 	}
+	if len(a.leaves) == 0 {
+		return PRVEstimate{}, nil // nothing released about the record: ε = 0
+	}
 	c, err := a.setup(de)
+	if errors.Is(err, ErrInfinite) {
+		// The domain's upper bound (RDP) is ∞ (σ = 0, or σ so small that
+		// the RDP overflows): so is ours; 0 is all that is proven below.
+		return PRVEstimate{Estimate: math.Inf(1), Upper: math.Inf(1)}, err
+	}
 	if err != nil {
 		return PRVEstimate{}, err
 	}
@@ -189,6 +208,9 @@ func (a *PRV) Delta(eps float64) (PRVEstimate, error) {
 	if !(eps >= 0) || math.IsInf(eps, 1) {
 		return PRVEstimate{}, fmt.Errorf("ε = %v: want a finite value ≥ 0", eps)
 	}
+	if len(a.leaves) == 0 {
+		return PRVEstimate{}, nil // nothing released about the record: δ = 0
+	}
 	de := a.opts.DeltaError
 	if de == 0 {
 		// A first pass at δ_error = 1e-10 locates δ; the second uses
@@ -205,6 +227,9 @@ func (a *PRV) Delta(eps float64) (PRVEstimate, error) {
 // delta1 is Delta with δ_error = de.
 func (a *PRV) delta1(eps, de float64) (PRVEstimate, error) {
 	c, err := a.setup(de)
+	if errors.Is(err, ErrInfinite) {
+		return PRVEstimate{Estimate: 1, Upper: 1}, err // see Epsilon
+	}
 	if err != nil {
 		return PRVEstimate{}, err
 	}
@@ -244,6 +269,7 @@ type prvSetup struct {
 	losses    [][2]lossDist
 	symmetric bool
 	nb        Neighbouring
+	maxPoints int // the PRV's point cap (bounds the PLD of pldRemove too)
 }
 
 // prvPMF is a discrete PRV: mass p[j] at t0 + j·h, plus mass inf at +∞.
@@ -256,7 +282,7 @@ type prvPMF struct {
 // setup chooses the mesh and the domain for δ_error = de.
 func (a *PRV) setup(de float64) (*prvSetup, error) {
 	nb, ee := a.opts.Neighbouring, a.opts.EpsError
-	c := &prvSetup{leaves: a.leaves, symmetric: true, nb: nb}
+	c := &prvSetup{leaves: a.leaves, symmetric: true, nb: nb, maxPoints: a.opts.MaxPoints}
 	if len(a.leaves) == 0 {
 		return c, nil
 	}
@@ -268,13 +294,13 @@ func (a *PRV) setup(de float64) (*prvSetup, error) {
 	// The domain: upper bounds on ε of the composition at δ_error/4 and of
 	// each event at δ_error/(8k).
 	L := ee
-	lc, err := upperEpsilon(Composed{Events: toEvents(a.leaves)}, de/4, nb)
+	lc, err := upperEpsilon(Composed{Events: toEvents(a.leaves)}, de/4, nb, a.opts.MaxPoints, a.memo)
 	if err != nil {
 		return nil, err
 	}
 	L = math.Max(L, lc)
 	for _, lf := range a.leaves {
-		li, err := upperEpsilon(lf.event, de/(8*k), nb)
+		li, err := upperEpsilon(lf.event, de/(8*k), nb, a.opts.MaxPoints, a.memo)
 		if err != nil {
 			return nil, err
 		}
@@ -354,7 +380,7 @@ func (c *prvSetup) build(d int) (prvPMF, error) {
 // pldRemove evaluates q on a PLD accountant (interval 1e-3) of the same
 // events: a cheap upper bound for the remove direction.
 func (c *prvSetup) pldRemove(q func(*PLD) (float64, error)) (float64, error) {
-	p := NewPLD(PLDOptions{Interval: 1e-3, Neighbouring: c.nb})
+	p := NewPLD(PLDOptions{Interval: 1e-3, Neighbouring: c.nb, MaxPoints: min(c.maxPoints, PLDOptions{}.withDefaults().MaxPoints)})
 	if err := p.Compose(Composed{Events: toEvents(c.leaves)}); err != nil {
 		return 0, err
 	}
@@ -365,16 +391,16 @@ func (c *prvSetup) pldRemove(q func(*PLD) (float64, error)) (float64, error) {
 // the RDP accountant (improved conversion, default orders) when it
 // supports the event, else the PLD accountant. +Inf (σ = 0) is an error:
 // the PRV domain cannot be chosen.
-func upperEpsilon(e Event, delta float64, nb Neighbouring) (float64, error) {
+func upperEpsilon(e Event, delta float64, nb Neighbouring, maxPoints int, memo rdpMemo) (float64, error) {
 	r := NewRDP(nil)
-	r.Neighbouring = nb
+	r.Neighbouring, r.memo = nb, memo
 	err := r.Compose(e)
 	var eps float64
 	if err == nil {
 		eps, _, err = r.Epsilon(delta, Improved)
 	}
 	if errors.Is(err, ErrUnsupported) {
-		eps, _, err = PLDEpsilonAdaptive(e, delta, PLDOptions{Neighbouring: nb, Interval: 1e-2})
+		eps, _, err = PLDEpsilonAdaptive(e, delta, PLDOptions{Neighbouring: nb, Interval: 1e-2, MaxPoints: min(maxPoints, PLDOptions{}.withDefaults().MaxPoints)})
 	}
 	if err != nil {
 		return 0, fmt.Errorf("PRV domain: %w", err)
@@ -536,40 +562,16 @@ func prvDiscretizeAtoms(d lossDist, h float64, J int) (m []float64, lo int, s fl
 
 // delta is δ̃(ε) = inf + (1 − inf)·Σ_{t_j > ε} p_j (1 − e^{ε − t_j}).
 func (d prvPMF) delta(eps float64) float64 {
-	s := 0.0
-	for j := len(d.p) - 1; j >= 0; j-- {
-		t := d.t0 + float64(j)*d.h
-		if t <= eps {
-			break
-		}
-		s += d.p[j] * -math.Expm1(eps-t)
-	}
+	s := gridDeltaSum(d.p, func(j int) float64 { return d.t0 + float64(j)*d.h }, eps)
 	return math.Min(1, d.inf+(1-d.inf)*s)
 }
 
 // epsilonAt solves δ̃_fin(ε) = target for the finite part, exactly for
-// the discrete distribution (as pmf.epsilon does on the PLD grid).
+// the discrete distribution (see gridEpsilon).
 func (d prvPMF) epsilonAt(target float64) float64 {
-	var P, E float64
-	shrink := math.Exp(-d.h)
-	for j := len(d.p) - 1; j >= 0; j-- {
-		t := d.t0 + float64(j)*d.h
-		if t <= 0 {
-			break
-		}
-		P += d.p[j]
-		E += d.p[j]
-		lower := 0.0
-		if j > 0 {
-			lower = math.Max(0, t-d.h)
-		}
-		if P-math.Exp(lower-t)*E >= target {
-			e := t + math.Log((P-target)/E)
-			return math.Min(t, math.Max(lower, e))
-		}
-		E *= shrink
-	}
-	return 0
+	return gridEpsilon(d.p, 0, target, d.h,
+		func(j int) float64 { return d.t0 + float64(j)*d.h },
+		func(j int) float64 { return d.t0 + float64(j)*d.h - d.h })
 }
 
 // epsilonBounds returns (lower, estimate, upper) of ε at δ.

@@ -91,7 +91,7 @@ func leafPure(e Event, nb Neighbouring) (float64, error) {
 			return 0, unsupported("amplification by sampling without replacement holds under replace-one neighbouring")
 		}
 		gamma := float64(e.SampleSize) / float64(e.PopulationSize)
-		return math.Log1p(gamma * math.Expm1(inner)), nil
+		return logMix(gamma, inner), nil
 	}
 	return 0, fmt.Errorf("unknown event %T", e)
 }

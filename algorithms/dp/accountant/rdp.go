@@ -44,6 +44,7 @@ type RDP struct {
 	rdp       []float64
 	err       error  // sticky: invalid orders
 	infReason string // why some order became +Inf, if one did
+	memo      rdpMemo
 }
 
 // NewRDP returns an empty RDP accountant over orders (nil or empty: the
@@ -90,7 +91,7 @@ func (a *RDP) Compose(e Event) error {
 	if err := validate(e); err != nil {
 		return err
 	}
-	v, reason, err := eventRDP(e, a.orders, rdpOpts{nb: a.Neighbouring, series: a.Series, wor: a.WOR})
+	v, reason, err := eventRDP(e, a.orders, rdpOpts{nb: a.Neighbouring, series: a.Series, wor: a.WOR, memo: a.memo})
 	if err != nil {
 		return err
 	}
@@ -162,11 +163,40 @@ type rdpOpts struct {
 	nb     Neighbouring
 	series FractionalSeries
 	wor    WORBound
+	memo   rdpMemo // nil: none
+}
+
+// rdpMemo remembers the RDP vectors of leaf events (by their String) for
+// one order grid and one set of options: the PRV accountant asks for the
+// same leaves' RDP several times (the domain bound of the composition and
+// of each leaf, for each ε error it tries), and the subsampled Laplace's
+// quadrature costs up to a second each time.
+type rdpMemo map[string]rdpMemoEntry
+
+type rdpMemoEntry struct {
+	v      []float64
+	reason string
 }
 
 // eventRDP computes the RDP vector of a validated event. reason is
 // non-empty when every value is +Inf and says why.
 func eventRDP(e Event, orders []float64, o rdpOpts) (v []float64, reason string, err error) {
+	leaf := false
+	switch e.(type) {
+	case SelfComposed, Composed:
+	default:
+		leaf = o.memo != nil
+	}
+	if leaf {
+		if m, ok := o.memo[e.String()]; ok {
+			return slices.Clone(m.v), m.reason, nil
+		}
+		defer func() {
+			if err == nil {
+				o.memo[e.String()] = rdpMemoEntry{slices.Clone(v), reason}
+			}
+		}()
+	}
 	v, reason, err = eventRDPParts(e, orders, o)
 	if err != nil || reason != "" {
 		return v, reason, err

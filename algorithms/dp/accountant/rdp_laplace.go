@@ -45,7 +45,7 @@ func poissonLaplaceRDP(q, b, alpha float64) float64 {
 // worst ratios, log(1 + q(e^ε − 1)) (add) and −log(1 − q(1 − e^{−ε}))
 // (remove); the first is never smaller.
 func poissonLaplacePure(q, eps float64) float64 {
-	add := math.Log1p(q * math.Expm1(eps))
+	add := logMix(q, eps)
 	rem := -math.Log1p(q * math.Expm1(-eps))
 	return math.Max(add, rem)
 }
@@ -111,4 +111,15 @@ func logGLog(lx, beta float64) float64 {
 		return beta * lx // (1+x)^β dominates
 	}
 	return math.Log(-beta) + lx // β < 0: −βx dominates
+}
+
+// logMix returns log(1 + q(e^x − 1)), the loss of a q-mixture, for
+// q ∈ [0, 1]: log1p(q·expm1(x)) where e^x is representable, and
+// x + log(q + (1 − q)e^{−x}) above, where e^x overflows although the
+// answer (about x + log q) is finite.
+func logMix(q, x float64) float64 {
+	if x <= 700 || q == 0 {
+		return math.Log1p(q * math.Expm1(x))
+	}
+	return x + math.Log(q+(1-q)*math.Exp(-x))
 }

@@ -67,7 +67,7 @@ func worRDP(gamma float64, b worBase, alpha float64) float64 {
 	}
 	pure := math.Inf(1)
 	if !math.IsInf(b.epsInf, 1) {
-		pure = math.Log1p(gamma * math.Expm1(b.epsInf))
+		pure = logMix(gamma, b.epsInf)
 	}
 	if math.IsInf(alpha, 1) {
 		return pure

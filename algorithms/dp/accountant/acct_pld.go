@@ -1,0 +1,63 @@
+package accountant
+
+import (
+	"fmt"
+	"math"
+)
+
+// pldAccountant is the Accountant of KindPLD. Events are recorded and
+// composed at query time: "ε at δ" coarsens the grid until the losses fit
+// (PLDEpsilonAdaptive), so the composition depends on the question.
+type pldAccountant struct {
+	cfg    Config
+	events eventLog
+}
+
+func (p *pldAccountant) Kind() Kind { return KindPLD }
+
+func (p *pldAccountant) Supports(e Event) error { return lossSupported(e, p.cfg.Neighbouring, "pld") }
+
+// Compose checks e as the PLD accountant itself does (its errors name
+// "PLD") and records it.
+func (p *pldAccountant) Compose(e Event) error {
+	return p.events.add(e, func(e Event) error { return lossSupported(e, p.cfg.Neighbouring, "PLD") })
+}
+
+func (p *pldAccountant) Epsilon(delta float64) (Estimate, error) {
+	o := p.cfg.pldOptions()
+	eps, iv, err := PLDEpsilonAdaptive(p.events.event(), delta, o)
+	r := Estimate{Kind: KindPLD, Value: eps, Estimate: eps, Interval: iv}
+	if err == nil && iv != o.withDefaults().Interval {
+		r.Note = fmt.Sprintf("PLD grid coarsened from interval %g to %g to fit %d points (still an upper bound)", o.withDefaults().Interval, iv, o.MaxPoints)
+	}
+	return r, err
+}
+
+func (p *pldAccountant) Delta(eps float64) (Estimate, error) {
+	r := Estimate{Kind: KindPLD}
+	a := NewPLD(p.cfg.pldOptions())
+	if err := a.Compose(p.events.event()); err != nil {
+		return r, err
+	}
+	d, err := a.Delta(eps)
+	r.Value, r.Estimate, r.Interval = d, d, a.opts.Interval
+	return r, err
+}
+
+// lossSupported reports whether the PLD or PRV accountant (which share
+// the privacy-loss distributions of leafLoss) can take e.
+func lossSupported(e Event, nb Neighbouring, name string) error {
+	if err := validate(e); err != nil {
+		return err
+	}
+	leaves, err := flatten(e)
+	if err != nil {
+		return err
+	}
+	for _, lf := range leaves {
+		if _, _, _, err := leafLoss(lf.event, nb, name, math.Inf(1)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
