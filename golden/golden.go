@@ -12,3 +12,12 @@ import "embed"
 //
 //go:embed */paper.yaml upcycled/upstream.yaml
 var Papers embed.FS
+
+// Attacks holds attack/<scale>/<paper>.json: the canary audits that
+// `fedrepro attack --paper P --scale S --json` recorded (reproduce/attack).
+// They take minutes to an hour per paper at default scale, so the reports
+// quote the recorded rows (with the command that remakes them) instead of
+// rerunning the attacks on every `fedrepro reproduce`.
+//
+//go:embed attack/*/*.json
+var Attacks embed.FS

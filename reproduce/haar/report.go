@@ -337,6 +337,10 @@ func (w *reportWriter) claims(doc *report.Doc) {
 func (w *reportWriter) audits(doc *report.Doc) {
 	doc.H(2, "Privacy-figure audit (`fedrepro audit --paper haar`)")
 	w.auditTables = report.Audits(doc, "haar", paper.AuditOptions("haar", w.o), nil)
+	doc.H(2, "Attacks on the training that was run (`fedrepro attack --paper haar`)")
+	if _, v := report.Attacks(doc, "haar", w.o.Scale); v != "" {
+		doc.Findings(v)
+	}
 }
 
 // costs reports the measured work per configuration family.

@@ -549,6 +549,10 @@ var auditColumns = map[string][]string{
 func (w *reportWriter) audits(doc *report.Doc) {
 	doc.H(2, "Privacy audit (`fedrepro audit --paper normec`)")
 	w.auditTables = report.Audits(doc, paperID, paper.AuditOptions(paperID, w.o), auditColumns)
+	doc.H(2, "Attacks on the training that was run (`fedrepro attack --paper normec`)")
+	if _, v := report.Attacks(doc, paperID, w.o.Scale); v != "" {
+		doc.Findings(v)
+	}
 }
 
 // resnet20Params is ResNet20's parameter count (He et al.'s CIFAR ResNet,

@@ -481,6 +481,10 @@ func (w *reportWriter) claims(doc *report.Doc) {
 func (w *reportWriter) audits(doc *report.Doc) {
 	doc.H(2, "Privacy audit (`fedrepro audit --paper upcycled`)")
 	w.auditTables = report.Audits(doc, "upcycled", paper.AuditOptions("upcycled", w.o), nil)
+	doc.H(2, "Attacks on the training that was run (`fedrepro attack --paper upcycled`)")
+	if _, v := report.Attacks(doc, "upcycled", w.o.Scale); v != "" {
+		doc.Findings(v)
+	}
 }
 
 func (w *reportWriter) notReproduced(doc *report.Doc) {
