@@ -566,7 +566,10 @@ func auditReading(c *Claim, n numerics, o Options, rs []resolved, cr CaseReport,
 		if upper == nil || x.val < upper.Epsilon {
 			upper = &Bound{Method: m, Epsilon: x.val}
 		}
-		if !math.IsInf(x.val, 1) && (loosest == nil || x.val > loosest.Epsilon) {
+		// The loosest bound (the conservative rule's yardstick) is taken
+		// over the accountants of the mechanism itself, not over a bound of
+		// a leakier one (the visible mixture on a hidden reading).
+		if !math.IsInf(x.val, 1) && !x.upperOnly && (loosest == nil || x.val > loosest.Epsilon) {
 			loosest = &Bound{Method: m, Epsilon: x.val}
 		}
 		if x.hasLower && !rd.BoundOnly && !math.IsInf(x.lower, 1) && (lower == nil || x.lower > lower.Epsilon) {
