@@ -6,13 +6,13 @@ import (
 	"sort"
 
 	conv "github.com/fedrepro/fedrepro/algorithms/audit/convergence"
+	"github.com/fedrepro/fedrepro/proofs"
 )
 
 // Outcome is an engine audit of an embedded claim summarised in the terms
 // of the proofs registry (proofs/claims.go), so that `fedrepro verify
 // --paper P` can show the engine's verdict on P's theorems beside the
-// hand-written checks. It is kept free of the proofs package (which
-// imports nothing of the engine); proofs/<paper>/conv_claims.go converts.
+// hand-written checks (RegisterProof puts it in the registry).
 type Outcome struct {
 	// Verdict is "refuted" (the engine found a violation: the whole
 	// measurement, its confidence interval for Monte Carlo, above the
@@ -82,4 +82,23 @@ func outcomeOf(rep *conv.Report) Outcome {
 	o.Evidence = fmt.Sprintf("convergence engine on claims/convergence/%s.yaml: %s (worst measured/bound %.4g; families %v; %d evaluations) — %s",
 		rep.ID, rep.Verdict, worst, b.Families, b.Evaluations, rep.Summary)
 	return o
+}
+
+// RegisterProof registers, in the proofs registry, the engine's audit of the
+// embedded claim file as the claim <paper>/<slug> (Computation kind: the
+// verdict comes from running the method in the engine), so that `fedrepro
+// verify --paper P` shows it beside P's hand-written checks and
+// golden/<paper>/claims.yaml gates it. An audit that cannot run is
+// inconclusive, with the error as its evidence.
+func RegisterProof(paper, slug, file, source, statement string) {
+	proofs.Register(proofs.Claim{
+		ID: paper + "/" + slug, Paper: paper, Source: source, Statement: statement,
+		Check: func(cfg proofs.Config) proofs.Result {
+			o, err := AuditOutcome(file, cfg.Seed)
+			if err != nil {
+				return proofs.Result{Verdict: proofs.Inconclusive, Evidence: "convergence engine: " + err.Error()}
+			}
+			return proofs.Result{Verdict: proofs.Verdict(o.Verdict), Evidence: o.Evidence, Values: o.Values}
+		},
+	})
 }

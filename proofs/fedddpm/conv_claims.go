@@ -2,7 +2,6 @@ package fedddpm
 
 import (
 	convclaims "github.com/fedrepro/fedrepro/claims/convergence"
-	"github.com/fedrepro/fedrepro/proofs"
 )
 
 // The generic convergence engine (algorithms/audit/convergence) on this
@@ -14,21 +13,7 @@ import (
 // disagree are inconclusive. Computation kind: the verdict comes from
 // running the project's implementation of the method in the engine.
 func init() {
-	registerEngine("conv-engine-thm1", "fedddpm-thm1",
+	convclaims.RegisterProof(paper, "conv-engine-thm1", "fedddpm-thm1",
 		"Theorem 1, Eq. (15), through claims/convergence/fedddpm-thm1.yaml (two readings of σ_g²)",
 		"(1/T)Σ E‖∇f(w_t)‖² ≤ (1/C)(2L(f(w₀) − f*)/√T + … ) for FedDDPM with server steps on unbiased auxiliary gradients")
-}
-
-// registerEngine registers the engine's audit of claims/convergence/<file>.yaml.
-func registerEngine(slug, file, source, statement string) {
-	proofs.Register(proofs.Claim{
-		ID: paper + "/" + slug, Paper: paper, Source: source, Statement: statement,
-		Check: func(cfg proofs.Config) proofs.Result {
-			o, err := convclaims.AuditOutcome(file, cfg.Seed)
-			if err != nil {
-				return proofs.Result{Verdict: proofs.Inconclusive, Evidence: "convergence engine: " + err.Error()}
-			}
-			return proofs.Result{Verdict: proofs.Verdict(o.Verdict), Evidence: o.Evidence, Values: o.Values}
-		},
-	})
 }

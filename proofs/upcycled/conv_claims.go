@@ -2,7 +2,6 @@ package upcycled
 
 import (
 	convclaims "github.com/fedrepro/fedrepro/claims/convergence"
-	"github.com/fedrepro/fedrepro/proofs"
 )
 
 // The generic convergence engine (algorithms/audit/convergence) on this
@@ -14,24 +13,10 @@ import (
 // disagree are inconclusive. Computation kind: the verdict comes from
 // running the project's implementation of the method in the engine.
 func init() {
-	registerEngine("conv-engine-lemma5.5", "upcycled-lemma5.5",
+	convclaims.RegisterProof(paper, "conv-engine-lemma5.5", "upcycled-lemma5.5",
 		"Lemma 5.5, Eqs. (11)–(13), through claims/convergence/upcycled-lemma5.5.yaml",
 		"one Upcycled-FL step pair decreases E f by C₁‖∇f‖² up to C₂h¹ + C₃h², with the printed constants")
-	registerEngine("conv-engine-lemma5.5-corrected", "upcycled-lemma5.5-corrected",
+	convclaims.RegisterProof(paper, "conv-engine-lemma5.5-corrected", "upcycled-lemma5.5-corrected",
 		"Lemma 5.5 with fedrepro's corrected C₁, C₂, through claims/convergence/upcycled-lemma5.5-corrected.yaml",
 		"the same decrease with C₁ and C₂ recomputed from the proof's own steps")
-}
-
-// registerEngine registers the engine's audit of claims/convergence/<file>.yaml.
-func registerEngine(slug, file, source, statement string) {
-	proofs.Register(proofs.Claim{
-		ID: paper + "/" + slug, Paper: paper, Source: source, Statement: statement,
-		Check: func(cfg proofs.Config) proofs.Result {
-			o, err := convclaims.AuditOutcome(file, cfg.Seed)
-			if err != nil {
-				return proofs.Result{Verdict: proofs.Inconclusive, Evidence: "convergence engine: " + err.Error()}
-			}
-			return proofs.Result{Verdict: proofs.Verdict(o.Verdict), Evidence: o.Evidence, Values: o.Values}
-		},
-	})
 }

@@ -1,17 +1,18 @@
-//go:build unix && openblas && cgo
+//go:build openblas && cgo
 
 package openblas
 
 import (
-	"syscall"
 	"time"
+
+	"github.com/fedrepro/fedrepro/internal/cputime"
 )
 
-// processCPU is the CPU time (user + system) of the process so far.
+// processCPU is the process's CPU time so far (internal/cputime), or −1
+// where the platform cannot tell.
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return -1
+	if d, ok := cputime.Process(); ok {
+		return d
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return -1
 }

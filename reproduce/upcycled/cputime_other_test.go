@@ -1,5 +1,0 @@
-//go:build !linux
-
-package upcycled
-
-func threadCPU() (float64, bool) { return 0, false }

@@ -1,0 +1,10 @@
+package upcycled
+
+import "github.com/fedrepro/fedrepro/internal/cputime"
+
+// threadCPU is the calling thread's CPU time in seconds; false where the
+// platform cannot tell.
+func threadCPU() (float64, bool) {
+	d, ok := cputime.Thread()
+	return d.Seconds(), ok
+}
