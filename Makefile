@@ -49,16 +49,16 @@ test:
 # the review of the old golden against the new one (paired by seed).
 golden: build
 ifeq ($(if $(SCALE),$(SCALE),smoke),smoke)
-	$(GO) test ./reproduce/$(PAPER)/ -run '^TestGate$$' -count=1 -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
+	$(GO) test ./reproduce/$(PAPER)/ -run '^TestGate$$' -count=1 -timeout 30m -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
 else
 	./$(BIN) compare --paper $(PAPER) --scale $(SCALE) --update
 endif
-	$(GO) test ./reproduce/$(PAPER)/ -run '^TestClaims$$' -count=1 -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
+	$(GO) test ./reproduce/$(PAPER)/ -run '^TestClaims$$' -count=1 -timeout 30m -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
 
 # Re-record the audited verdicts and numbers of every claim file
 # (golden/claims/<id>.json) and the generated tables of claims/README.md.
 golden-claims:
-	$(GO) test ./claims/ -run '^TestGolden$$' -count=1 -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
+	$(GO) test ./claims/ -run '^TestGolden$$' -count=1 -timeout 30m -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
 
 # Every Go benchmark, COUNT times, summarised as a Markdown table (median and
 # 95% interval; scripts/benchtable, golang.org/x/perf). BENCH_OLD=file

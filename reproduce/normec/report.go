@@ -254,7 +254,11 @@ func (w *reportWriter) privacy(doc *report.Doc) {
 	for _, r := range rows {
 		sp := SpentBy(r.sigma, r.p, w.s.Training.Rounds, w.s.Privacy)
 		if r.noise == "formula" {
-			lo, hi = math.Min(lo, sp.Amplified), math.Max(hi, sp.Amplified)
+			// The tightest sound bound of the hidden-participation run: the
+			// visible-participation ε bounds it too (hiding who takes part
+			// is post-processing), and is the smaller one at tiny noise.
+			tight := math.Min(sp.Amplified, sp.Visible)
+			lo, hi = math.Min(lo, tight), math.Max(hi, tight)
 		}
 		b := num(r.beta)
 		if r.beta == 0 {
@@ -271,7 +275,7 @@ func (w *reportWriter) privacy(doc *report.Doc) {
 	txt := "No-noise runs have ε = ∞."
 	if hi >= lo {
 		w.formulaEps = [2]float64{lo, hi}
-		txt += fmt.Sprintf(" The paper's formula gives ε between %s and %s (amplified, RDP) instead of the ε = %g it states: it is the theory's σ = c·p·√(K ln(1/δ))/ε with c = β, and β ≪ 1 scales the noise down with the step (the calibrated rows show the c that ε = %g needs).", fmtEps(lo), fmtEps(hi), w.s.Privacy.Epsilon, w.s.Privacy.Epsilon)
+		txt += fmt.Sprintf(" The paper's formula gives ε between %s and %s (the tighter of the amplified RDP bound and the visible-participation exact ε, which bounds the hidden case too) instead of the ε = %g it states: it is the theory's σ = c·p·√(K ln(1/δ))/ε with c = β, and β ≪ 1 scales the noise down with the step (the calibrated rows show the c that ε = %g needs).", fmtEps(lo), fmtEps(hi), w.s.Privacy.Epsilon, w.s.Privacy.Epsilon)
 	}
 	var cal []string
 	for _, r := range rows {
