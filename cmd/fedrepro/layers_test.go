@@ -62,11 +62,12 @@ func goList(t *testing.T, args ...string) []listed {
 }
 
 // testReach are the upward imports tests may make, with the reason: the
-// claim files' golden test compares every audited number through the
-// exact tier's named comparison (reproduce/gate), the one comparison all
-// goldens share.
+// privacy and convergence claim files' golden tests compare every audited
+// number through the exact tier's named comparison (reproduce/gate), the
+// one comparison all goldens share. Only tests: the binary never takes it.
 var testReach = map[[2]string]bool{
-	{module + "/claims", module + "/reproduce/gate"}: true,
+	{module + "/claims", module + "/reproduce/gate"}:             true,
+	{module + "/claims/convergence", module + "/reproduce/gate"}: true,
 }
 
 // TestLayers: dependencies point down only (algorithms → proofs/claims →
