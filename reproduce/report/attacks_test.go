@@ -14,19 +14,20 @@ func TestAttackVerdict(t *testing.T) {
 		{ID: "wav", Claimed: 2, Accountant: 1e6, EpsLB: 3, Refutes: true, BudgetLimited: true},
 		{ID: "weak", Claimed: 5, Accountant: 40, EpsLB: 1},
 		{ID: "capped", Claimed: 9, Accountant: math.Inf(1), EpsLB: 4, BudgetLimited: true},
+		{ID: "barely", Claimed: 2, Accountant: 2.05, EpsLB: 1},
 		{ID: "absent", Skipped: "no data"},
 	}
 	got := AttackVerdict(rows)
 	for _, want := range []string{
-		"1 of 4 audits refute", "the accountants refute 3 of the claims audited, and the attacks refute 1 of those",
+		"1 of 5 audits refute", "the accountants refute 4 of the claims audited, and the attacks refute 1 of those",
 		"weak (ε_lb 1 ≤ claimed 5; the attack was too weak at this budget)", "capped (ε_lb 4 ≤ claimed 9; limited by the trial budget)",
-		"2 of 4 bounds are limited by the trial budget",
+		"2 of 5 bounds are limited by the trial budget", "barely (ε_lb 1 ≤ claimed 2; the attack was too weak at this budget)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("verdict lacks %q:\n%s", want, got)
 		}
 	}
-	if got := AttackVerdict(rows[4:]); !strings.HasPrefix(got, "No attack ran") {
+	if got := AttackVerdict(rows[5:]); !strings.HasPrefix(got, "No attack ran") {
 		t.Errorf("all skipped: %q", got)
 	}
 }
