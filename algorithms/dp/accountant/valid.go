@@ -242,7 +242,8 @@ func ValidEvent(r Run, m Event) (Event, error) {
 // CheckRun returns nil when accounting e under relation nb is valid for
 // the run r, and otherwise an error wrapping ErrSamplingMismatch that
 // names both. Valid means: nb is the run's relation; every
-// PoissonSampled in e has the run's q and the run is hidden Poisson;
+// PoissonSampled in e with q < 1 has the run's q and the run is hidden
+// Poisson (q = 1 amplifies nothing and counts as unsampled);
 // every SampledWithoutReplacement has the run's k of n and the run is
 // hidden fixed-size under replace-one; an unsampled mechanism is allowed
 // wherever ValidEvent does not refuse the run (no amplification is always
@@ -280,6 +281,11 @@ func CheckRun(r Run, e Event, nb Neighbouring) error {
 			}
 			return nil
 		case PoissonSampled:
+			if ev.Q == 1 {
+				// Poisson sampling with q = 1 keeps every unit: the
+				// unamplified mechanism, valid wherever that is.
+				return walk(ev.Event, mult)
+			}
 			if r.Visible || s.Kind != SamplePoisson {
 				return mismatch("Poisson amplification needs hidden Poisson sampling")
 			}

@@ -202,7 +202,7 @@ func TestValidityProperties(t *testing.T) {
 			if want {
 				switch inner.(type) {
 				case PoissonSampled:
-					want = !r.Visible && r.Sampling.Kind == SamplePoisson
+					want = !r.Visible && r.Sampling.Kind == SamplePoisson || inner.(PoissonSampled).Q == 1
 				case SampledWithoutReplacement:
 					want = !r.Visible && r.Sampling.Kind == SampleFixed
 				}
