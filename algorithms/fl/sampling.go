@@ -44,8 +44,8 @@ func (c Config) sample(r *rand.Rand, n int, dst, scratch []int) []int {
 
 // Cohort is how sample picks clients out of n, in the accountants' terms
 // (recorded in Server.Cohort for user-level DP algorithms such as
-// dpfl.DPFedAvg): Bernoulli(P) is Poisson sampling with q = P
-// (BernoulliCohort); Uniform is a fixed K = ClientsPerRound(Frac, n) of n
+// dpfl.DPFedAvg): Bernoulli(P) is Poisson sampling with q = P, full
+// at P = 1 (BernoulliCohort); Uniform is a fixed K = ClientsPerRound(Frac, n) of n
 // (UniformCohort), which is not Poisson and amplifies only under
 // replace-one neighbouring.
 func (c Config) Cohort(n int) accountant.Sampling {
@@ -56,8 +56,12 @@ func (c Config) Cohort(n int) accountant.Sampling {
 }
 
 // BernoulliCohort describes SampleBernoulli with probability p: Poisson
-// sampling with q = p (also at p = 1, where every client takes part).
+// sampling with q = p, or full participation when p ≥ 1 (every coin
+// includes its client).
 func BernoulliCohort(p float64) accountant.Sampling {
+	if p >= 1 {
+		return accountant.Sampling{Kind: accountant.SampleFull}
+	}
 	return accountant.Sampling{Kind: accountant.SamplePoisson, Q: p}
 }
 

@@ -102,7 +102,7 @@ func TestCohortDescribesSample(t *testing.T) {
 				t.Errorf("%+v: described as %v, mean cohort %g, want %g ± %g", c, desc, mean, n*desc.Q, 5*se)
 			}
 		}
-		if (c.Sampling == Bernoulli) != (desc.Kind == accountant.SamplePoisson) {
+		if (c.Sampling == Bernoulli && c.P < 1) != (desc.Kind == accountant.SamplePoisson) {
 			t.Errorf("%+v: described as %v", c, desc)
 		}
 	}
