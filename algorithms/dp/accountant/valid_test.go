@@ -12,8 +12,8 @@ import (
 	"github.com/leanovate/gopter/prop"
 )
 
-// samplings are one representative of every sampling kind.
-var samplings = []Sampling{
+// validSamplings are one representative of every sampling kind.
+var validSamplings = []Sampling{
 	{Kind: SampleFull},
 	{Kind: SamplePoisson, Q: 0.01},
 	{Kind: SampleFixed, Size: 10, Population: 1000},
@@ -27,7 +27,7 @@ func TestValidEventTable(t *testing.T) {
 	const T = 250 // 2.5 epochs of 100 shuffled batches: 3 participations
 	full := SelfComposed{Event: g, Count: T}
 	for _, tc := range []struct {
-		s       int // index in samplings
+		s       int // index in validSamplings
 		visible bool
 		nb      Neighbouring
 		want    Event // nil: refused
@@ -46,7 +46,7 @@ func TestValidEventTable(t *testing.T) {
 		{3, false, ReplaceOne, SelfComposed{Event: g, Count: 3}},
 		{3, true, AddRemove, SelfComposed{Event: g, Count: 3}},
 	} {
-		r := Run{Unit: UnitExample, Sampling: samplings[tc.s], Visible: tc.visible, Neighbouring: tc.nb, Releases: T}
+		r := Run{Unit: UnitExample, Sampling: validSamplings[tc.s], Visible: tc.visible, Neighbouring: tc.nb, Releases: T}
 		t.Run(r.String(), func(t *testing.T) {
 			got, err := ValidEvent(r, g)
 			if tc.want == nil {
@@ -126,9 +126,9 @@ func TestCheckRunPlantedMismatches(t *testing.T) {
 	}
 }
 
-// runGen draws a run: any sampling kind, visibility, relation and unit,
+// validRunGen draws a run: any sampling kind, visibility, relation and unit,
 // q on a log scale, sizes up to the population, 1 … 2000 releases.
-func runGen() gopter.Gen {
+func validRunGen() gopter.Gen {
 	return gopter.CombineGens(
 		gen.IntRange(0, 3), gen.Bool(), gen.IntRange(0, 1), gen.IntRange(0, 1),
 		gen.Float64Range(-4, 0), gen.IntRange(1, 500), gen.IntRange(1, 500), gen.IntRange(1, 2000),
@@ -142,7 +142,7 @@ func runGen() gopter.Gen {
 // requests are the accountings one might ask for a run r: its own q or
 // sizes in every wrapper, unamplified, at its release count, under both
 // relations.
-func requests(r Run, g Event) []struct {
+func validRequests(r Run, g Event) []struct {
 	e  Event
 	nb Neighbouring
 } {
@@ -195,7 +195,7 @@ func TestValidityProperties(t *testing.T) {
 				return fmt.Sprintf("CheckRun refuses ValidEvent(%v) = %v: %v", r, valid, err)
 			}
 		}
-		for _, rq := range requests(r, g) {
+		for _, rq := range validRequests(r, g) {
 			err := CheckRun(r, rq.e, rq.nb)
 			inner := rq.e.(SelfComposed).Event
 			want := verr == nil && rq.nb == r.Neighbouring
@@ -215,7 +215,7 @@ func TestValidityProperties(t *testing.T) {
 			}
 		}
 		return ""
-	}, runGen()))
+	}, validRunGen()))
 	props.Property("amplification never costs privacy (RDP, add/remove, hidden Poisson)", prop.ForAll(func(r Run) string {
 		if r.Sampling.Kind != SamplePoisson || r.Visible || r.Neighbouring != AddRemove {
 			return ""
@@ -233,7 +233,7 @@ func TestValidityProperties(t *testing.T) {
 			return fmt.Sprintf("run %v: amplified ε %g > unamplified %g", r, amp, plain)
 		}
 		return ""
-	}, runGen()))
+	}, validRunGen()))
 	props.TestingRun(t)
 }
 
