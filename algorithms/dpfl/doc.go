@@ -23,7 +23,12 @@
 // Every algorithm records what it released in a Ledger (per client for
 // DP-SGD, on the server for DP-FedAvg) so that the ε a run really had can be
 // computed by algorithms/dp/accountant from the nominal or the effective
-// noise multipliers.
+// noise multipliers. Each ledger block also records how its records were
+// sampled (LotSampling for DP-SGD's Poisson lots, the engine's
+// fl.Server.Cohort for DP-FedAvg's clients), and Ledger.Epsilon accounts
+// only after accountant.CheckRun has confirmed that the Poisson reading
+// with the recorded q is valid for that sampling: a mismatch (a fixed K of
+// N cohort, a q that is not the engine's p) is an error, not an ε.
 //
 // Random draws: lot sampling uses Client.Rand (the training stream), so
 // every mechanism on the same run key sees the same lots; noise uses

@@ -3,6 +3,7 @@ package dpfl
 import (
 	"fmt"
 
+	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"github.com/fedrepro/fedrepro/algorithms/fl"
 )
 
@@ -39,7 +40,10 @@ import (
 // since the transform is linear this equals Algorithm 2's transform of the
 // aggregate model w_{t+1} (tested).
 //
-// The server's releases are recorded in Ledger, one per round.
+// The server's releases are recorded in Ledger, one per round, with the
+// engine's client sampling (fl.Server.Cohort) and user-level add/remove:
+// Ledger.Epsilon refuses a run whose cohort is not Bernoulli(Q) (e.g.
+// fl.Uniform's fixed K of N), instead of accounting it as Poisson.
 type DPFedAvg struct {
 	Mechanism Mechanism
 	Schedule  Schedule
@@ -62,6 +66,7 @@ func (a *DPFedAvg) Setup(s *fl.Server) {
 		panic(fmt.Sprintf("dpfl: DPFedAvg needs a mechanism, a schedule and q_c in (0,1] (got %v, %v, %g)", a.Mechanism, a.Schedule, a.Q))
 	}
 	a.round = s.Round
+	a.Ledger.Unit = accountant.UnitUser
 	a.agg = make([]float64, len(s.Global))
 	a.delta = make([]float64, len(s.Global))
 }
@@ -97,6 +102,6 @@ func (a *DPFedAvg) Aggregate(s *fl.Server, ups []*fl.Upload) {
 	for i, v := range a.agg {
 		s.Global[i] = s.Prev[i] + v
 	}
-	a.Ledger.Add(Entry{Q: a.Q, Sigma: z, Multiplier: a.Mechanism.Multiplier(z, len(a.agg)), Steps: 1})
+	a.Ledger.Add(Entry{Q: a.Q, Sigma: z, Multiplier: a.Mechanism.Multiplier(z, len(a.agg)), Steps: 1, Sampling: s.Cohort})
 	a.round++
 }

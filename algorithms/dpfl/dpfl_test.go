@@ -436,7 +436,7 @@ func TestReleaseOnUpdateEqualsAlg2OnModel(t *testing.T) {
 func TestLedgerAndMatchDecay(t *testing.T) {
 	var l Ledger
 	for k := 0; k < 5; k++ {
-		l.Add(Entry{Q: 0.05, Sigma: 1, Multiplier: 1, Steps: 20})
+		l.Add(Entry{Q: 0.05, Sigma: 1, Multiplier: 1, Steps: 20, Sampling: LotSampling(0.05)})
 	}
 	if len(l.Entries) != 1 || l.Steps() != 100 || l.Rounds != 5 {
 		t.Fatalf("ledger did not merge: %+v", l)
@@ -446,7 +446,7 @@ func TestLedgerAndMatchDecay(t *testing.T) {
 	if err != nil || err2 != nil || !(math.Abs(eps-want) <= 1e-12) {
 		t.Fatalf("ledger ε %g (%v), accountant %g (%v)", eps, err, want, err2)
 	}
-	l.Add(Entry{Q: 0.05, Sigma: 1, Multiplier: 0, Steps: 20})
+	l.Add(Entry{Q: 0.05, Sigma: 1, Multiplier: 0, Steps: 20, Sampling: LotSampling(0.05)})
 	if e, err := l.Epsilon(1e-5, true); err != nil || !math.IsInf(e, 1) {
 		t.Errorf("noise-free release: ε = %g, %v; want +Inf", e, err)
 	}
@@ -463,7 +463,7 @@ func TestLedgerAndMatchDecay(t *testing.T) {
 		var dl Ledger
 		for k := 0; k < 10; k++ {
 			s, _ := d.At(k)
-			dl.Add(Entry{Q: 0.05, Sigma: s, Multiplier: s, Steps: 20})
+			dl.Add(Entry{Q: 0.05, Sigma: s, Multiplier: s, Steps: 20, Sampling: LotSampling(0.05)})
 		}
 		if de, _ := dl.Epsilon(1e-5, false); !(math.Abs(de-e) <= 1e-9) {
 			t.Errorf("decay ledger ε %g, MatchDecay ε %g", de, e)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/dp"
+	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"github.com/fedrepro/fedrepro/algorithms/fl"
 	"github.com/fedrepro/fedrepro/algorithms/model"
 	"github.com/fedrepro/fedrepro/algorithms/optim"
@@ -49,6 +50,14 @@ func PoissonLot(r *rand.Rand, n int, q float64, dst []int) []int {
 		i += int(g) + 1
 		dst = append(dst, i)
 	}
+}
+
+// LotSampling is how PoissonLot samples a lot with probability q, in the
+// accountants' terms: Poisson(q), each example independently. DPSGD
+// records it in every ledger entry, so the accounted sampling is the one
+// that ran.
+func LotSampling(q float64) accountant.Sampling {
+	return accountant.Sampling{Kind: accountant.SamplePoisson, Q: q}
 }
 
 // StepsPerEpoch is the number of lots that make one local epoch over n
@@ -146,7 +155,7 @@ func (a *DPSGD) Local(c *fl.Client, up *fl.Upload) {
 		l = &Ledger{}
 		c.State = l
 	}
-	l.Add(Entry{Q: q, Sigma: sigma, Multiplier: a.Mechanism.Multiplier(sigma, len(p)), Steps: steps})
+	l.Add(Entry{Q: q, Sigma: sigma, Multiplier: a.Mechanism.Multiplier(sigma, len(p)), Steps: steps, Sampling: LotSampling(q)})
 }
 
 // step is one DP-SGD step on p: draw a Poisson lot of d with probability q

@@ -594,11 +594,11 @@ func TestPinLedger(t *testing.T) {
 	if eps, err := nilL.Epsilon(1e-5, false); eps != 0 || err != nil {
 		t.Errorf("nil ledger: %g, %v", eps, err)
 	}
-	l.Add(Entry{Q: 0.1, Sigma: 1, Multiplier: 0.5, Steps: 3})
-	l.Add(Entry{Q: 0.1, Sigma: 1, Multiplier: 0.5, Steps: 2})
-	l.Add(Entry{Q: 0.1, Sigma: 1, Multiplier: 0.25, Steps: 4})
-	l.Add(Entry{Q: 0.2, Sigma: 1, Multiplier: 0.25, Steps: 1})
-	l.Add(Entry{Q: 0.2, Sigma: 2, Multiplier: 0.25, Steps: 1})
+	l.Add(Entry{Q: 0.1, Sigma: 1, Multiplier: 0.5, Steps: 3, Sampling: LotSampling(0.1)})
+	l.Add(Entry{Q: 0.1, Sigma: 1, Multiplier: 0.5, Steps: 2, Sampling: LotSampling(0.1)})
+	l.Add(Entry{Q: 0.1, Sigma: 1, Multiplier: 0.25, Steps: 4, Sampling: LotSampling(0.1)})
+	l.Add(Entry{Q: 0.2, Sigma: 1, Multiplier: 0.25, Steps: 1, Sampling: LotSampling(0.2)})
+	l.Add(Entry{Q: 0.2, Sigma: 2, Multiplier: 0.25, Steps: 1, Sampling: LotSampling(0.2)})
 	if len(l.Entries) != 4 || l.Entries[0].Steps != 5 || l.Rounds != 5 || l.Steps() != 11 {
 		t.Fatalf("ledger %+v", l)
 	}
@@ -618,7 +618,7 @@ func TestPinLedger(t *testing.T) {
 		}
 	}
 	var one Ledger
-	one.Add(Entry{Q: 0.3, Sigma: 2, Multiplier: 1, Steps: 7})
+	one.Add(Entry{Q: 0.3, Sigma: 2, Multiplier: 1, Steps: 7, Sampling: LotSampling(0.3)})
 	if _, ok := one.Event(false).(accountant.SelfComposed); !ok {
 		t.Errorf("one entry: event %T, want a SelfComposed block", one.Event(false))
 	}

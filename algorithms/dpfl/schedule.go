@@ -110,6 +110,11 @@ type Entry struct {
 	Multiplier float64 `json:"multiplier"`
 	// Steps is the number of releases.
 	Steps int `json:"steps"`
+	// Sampling is how the sampler that ran these releases actually chose
+	// the records: DPSGD's PoissonLot (LotSampling), or the engine's
+	// client cohort for DPFedAvg (fl.Server.Cohort). It is not stored in
+	// results (the schema is unchanged); Ledger.Epsilon accounts from it.
+	Sampling accountant.Sampling `json:"-"`
 }
 
 // Ledger records the private releases of one participant (a DP-SGD
@@ -118,15 +123,24 @@ type Entry struct {
 type Ledger struct {
 	Entries []Entry `json:"entries"`
 	Rounds  int     `json:"rounds"` // training rounds with releases
+	// Unit, Neighbouring and Visible complete the entries' sampling into
+	// the accountant.Run of each block: the record the ledger protects
+	// (an example for DP-SGD, a client for DP-FedAvg), the relation its
+	// clip bound is a sensitivity for (add/remove: a record's clipped
+	// contribution is present or absent), and whether the adversary sees
+	// which records took part. The zero value is DP-SGD's.
+	Unit         accountant.Unit         `json:"-"`
+	Neighbouring accountant.Neighbouring `json:"-"`
+	Visible      bool                    `json:"-"`
 }
 
-// Add appends e (merged into the last entry when Q, Sigma and Multiplier
-// agree) and counts one round.
+// Add appends e (merged into the last entry when Q, Sigma, Multiplier and
+// Sampling agree) and counts one round.
 func (l *Ledger) Add(e Entry) {
 	l.Rounds++
 	if n := len(l.Entries); n > 0 {
 		last := &l.Entries[n-1]
-		if last.Q == e.Q && last.Sigma == e.Sigma && last.Multiplier == e.Multiplier {
+		if last.Q == e.Q && last.Sigma == e.Sigma && last.Multiplier == e.Multiplier && last.Sampling == e.Sampling {
 			last.Steps += e.Steps
 			return
 		}
@@ -145,15 +159,13 @@ func (l *Ledger) Steps() int {
 
 // Event is the composition of the ledger's releases as an accountant
 // event, at the nominal multipliers (effective false: what the method
-// claims) or the effective ones (what it does).
+// claims) or the effective ones (what it does), each block read as Steps
+// Poisson-sampled releases with the recorded Q — the request the ledger
+// makes. ValidEvent checks it against how the releases were sampled.
 func (l *Ledger) Event(effective bool) accountant.Event {
 	evs := make([]accountant.Event, 0, len(l.Entries))
 	for _, e := range l.Entries {
-		s := e.Sigma
-		if effective {
-			s = e.Multiplier
-		}
-		evs = append(evs, roundEvent(e.Q, s, e.Steps))
+		evs = append(evs, roundEvent(e.Q, e.multiplier(effective), e.Steps))
 	}
 	if len(evs) == 1 {
 		return evs[0]
@@ -161,14 +173,58 @@ func (l *Ledger) Event(effective bool) accountant.Event {
 	return accountant.Composed{Events: evs}
 }
 
-// Epsilon is ε at delta of the ledger (RDP accountant, add/remove
-// neighbouring, improved conversion). An empty ledger has ε = 0; a
-// mechanism without noise has ε = +Inf (and no error).
+// multiplier is the nominal or the effective noise multiplier of e.
+func (e Entry) multiplier(effective bool) float64 {
+	if effective {
+		return e.Multiplier
+	}
+	return e.Sigma
+}
+
+// Run is the accountant.Run of entry e of the ledger: its recorded
+// sampling, the ledger's unit, relation and visibility, e.Steps releases.
+func (l *Ledger) Run(e Entry) accountant.Run {
+	return accountant.Run{Unit: l.Unit, Sampling: e.Sampling, Visible: l.Visible, Neighbouring: l.Neighbouring, Releases: e.Steps}
+}
+
+// ValidEvent is the event the accountants may use for the ledger: Event
+// (each block read as Poisson-sampled releases with the recorded Q) after
+// every block has passed accountant.CheckRun against the block's Run — the
+// sampling the sampler recorded, the ledger's unit, relation and
+// visibility. A ledger whose Q disagrees with how its records were sampled
+// (a fixed-size client cohort, another participation probability, a
+// visible cohort) is an error wrapping accountant.ErrSamplingMismatch,
+// never a silently wrong ε. The checked request itself is returned (not
+// accountant.ValidEvent's equivalent form) so that valid numbers stay
+// bit for bit what they were.
+func (l *Ledger) ValidEvent(effective bool) (accountant.Event, error) {
+	for _, e := range l.Entries {
+		if err := accountant.CheckRun(l.Run(e), roundEvent(e.Q, e.multiplier(effective), e.Steps), l.Neighbouring); err != nil {
+			return nil, fmt.Errorf("dpfl: ledger block %+v: %w", e, err)
+		}
+	}
+	return l.Event(effective), nil
+}
+
+// Epsilon is ε at delta of the ledger (RDP accountant, the ledger's
+// relation — add/remove for every sampler here —, improved conversion) on
+// ValidEvent, so a ledger whose recorded Q does not match how it sampled
+// is an error. An empty ledger has ε = 0; a mechanism without noise has
+// ε = +Inf (and no error).
 func (l *Ledger) Epsilon(delta float64, effective bool) (float64, error) {
 	if l == nil || l.Steps() == 0 {
 		return 0, nil
 	}
-	eps, _, err := accountant.RDPEpsilon(l.Event(effective), delta)
+	ev, err := l.ValidEvent(effective)
+	if err != nil {
+		return math.NaN(), err
+	}
+	var eps float64
+	if l.Neighbouring == accountant.AddRemove {
+		eps, _, err = accountant.RDPEpsilon(ev, delta)
+	} else {
+		eps, _, err = accountant.Config{Kind: accountant.KindRDP, Neighbouring: l.Neighbouring}.Epsilon(ev, delta)
+	}
 	if errors.Is(err, accountant.ErrInfinite) {
 		return math.Inf(1), nil
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
+	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"github.com/fedrepro/fedrepro/algorithms/model"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 )
@@ -111,6 +112,9 @@ type Server struct {
 	Round    int
 	Counters Counters
 	NClients int
+	// Cohort is how the engine samples clients (Config.Cohort), for the
+	// accounting of user-level DP algorithms.
+	Cohort accountant.Sampling
 
 	key rng.Key
 }
@@ -186,7 +190,7 @@ func New(m model.Differentiable, clients []*data.Dataset, alg Algorithm, cfg Con
 			return nil, fmt.Errorf("fl: client %d has no training data", i)
 		}
 	}
-	s := &Server{Global: append([]float64(nil), init...), Prev: append([]float64(nil), init...), NClients: len(clients), key: key}
+	s := &Server{Global: append([]float64(nil), init...), Prev: append([]float64(nil), init...), NClients: len(clients), Cohort: cfg.Cohort(len(clients)), key: key}
 	alg.Setup(s)
 	e := &Engine{cfg: cfg, alg: alg, model: m, clients: clients, key: key, hooks: hooks, server: s,
 		states: make([]any, len(clients)), scratch: make([]int, len(clients))}
@@ -204,11 +208,7 @@ func (e *Engine) ClientState(i int) any { return e.states[i] }
 // algorithm given the same key, N and config).
 func (e *Engine) Select(k int, dst []int) []int {
 	r := e.key.Derive("round", k, "select").Rand()
-	n := len(e.clients)
-	if e.cfg.Sampling == Bernoulli {
-		return SampleBernoulli(r, n, e.cfg.P, dst)
-	}
-	return SampleUniform(r, n, ClientsPerRound(e.cfg.Frac, n), dst, e.scratch)
+	return e.cfg.sample(r, len(e.clients), dst, e.scratch)
 }
 
 // RoundInfo describes a finished training round.

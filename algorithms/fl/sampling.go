@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 )
 
@@ -29,6 +30,48 @@ func (s Sampling) String() string {
 		return "bernoulli"
 	}
 	return fmt.Sprintf("sampling(%d)", int(s))
+}
+
+// sample writes the clients of one round of n into dst: the sampler
+// Engine.Select runs. Cohort describes exactly this branch, so the two
+// live side by side and cannot drift apart.
+func (c Config) sample(r *rand.Rand, n int, dst, scratch []int) []int {
+	if c.Sampling == Bernoulli {
+		return SampleBernoulli(r, n, c.P, dst)
+	}
+	return SampleUniform(r, n, ClientsPerRound(c.Frac, n), dst, scratch)
+}
+
+// Cohort is how sample picks clients out of n, in the accountants' terms
+// (recorded in Server.Cohort for user-level DP algorithms such as
+// dpfl.DPFedAvg): Bernoulli(P) is Poisson sampling with q = P, full
+// at P = 1 (BernoulliCohort); Uniform is a fixed K = ClientsPerRound(Frac, n) of n
+// (UniformCohort), which is not Poisson and amplifies only under
+// replace-one neighbouring.
+func (c Config) Cohort(n int) accountant.Sampling {
+	if c.Sampling == Bernoulli {
+		return BernoulliCohort(c.P)
+	}
+	return UniformCohort(ClientsPerRound(c.Frac, n), n)
+}
+
+// BernoulliCohort describes SampleBernoulli with probability p: Poisson
+// sampling with q = p, or full participation when p ≥ 1 (every coin
+// includes its client).
+func BernoulliCohort(p float64) accountant.Sampling {
+	if p >= 1 {
+		return accountant.Sampling{Kind: accountant.SampleFull}
+	}
+	return accountant.Sampling{Kind: accountant.SamplePoisson, Q: p}
+}
+
+// UniformCohort describes SampleUniform of k out of n: a fixed-size
+// uniform sample without replacement, or full participation when k ≥ n.
+func UniformCohort(k, n int) accountant.Sampling {
+	if k >= n {
+		return accountant.Sampling{Kind: accountant.SampleFull}
+	}
+	return accountant.Sampling{Kind: accountant.SampleFixed, Size: k, Population: n}
 }
 
 // ClientsPerRound returns K = max(⌊frac·N⌋, 1), the upstream rule. A tiny

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 )
 
@@ -61,5 +62,48 @@ func TestSampleBernoulliRate(t *testing.T) {
 	}
 	if mean := float64(total) / 2000; !(math.Abs(mean-5) <= 0.2) {
 		t.Errorf("mean participants %.3f, want 5", mean)
+	}
+}
+
+// TestCohortDescribesSample checks that Config.Cohort describes what
+// Config.sample (Engine.Select) does: a fixed cohort has exactly Size of
+// Population clients every round; a Bernoulli cohort's size averages
+// Q·n (within 5 standard errors over 2000 rounds); K = N is full.
+func TestCohortDescribesSample(t *testing.T) {
+	const n, rounds = 40, 2000
+	for _, c := range []Config{
+		{Sampling: Uniform, Frac: 0.25},
+		{Sampling: Uniform, Frac: 1},
+		{Sampling: Bernoulli, P: 0.3},
+		{Sampling: Bernoulli, P: 1},
+	} {
+		desc := c.Cohort(n)
+		r := rng.Stream(9, "cohort")
+		var dst []int
+		scratch := make([]int, n)
+		var sum float64
+		for k := 0; k < rounds; k++ {
+			dst = c.sample(r, n, dst, scratch)
+			sum += float64(len(dst))
+			switch desc.Kind {
+			case accountant.SampleFixed:
+				if len(dst) != desc.Size || desc.Population != n {
+					t.Fatalf("%+v: described as %v, sampled %d of %d", c, desc, len(dst), n)
+				}
+			case accountant.SampleFull:
+				if len(dst) != n {
+					t.Fatalf("%+v: described as full, sampled %d of %d", c, len(dst), n)
+				}
+			}
+		}
+		if desc.Kind == accountant.SamplePoisson {
+			mean, se := sum/rounds, math.Sqrt(n*desc.Q*(1-desc.Q)/rounds)
+			if math.Abs(mean-n*desc.Q) > 5*se+1e-12 {
+				t.Errorf("%+v: described as %v, mean cohort %g, want %g ± %g", c, desc, mean, n*desc.Q, 5*se)
+			}
+		}
+		if (c.Sampling == Bernoulli && c.P < 1) != (desc.Kind == accountant.SamplePoisson) {
+			t.Errorf("%+v: described as %v", c, desc)
+		}
 	}
 }

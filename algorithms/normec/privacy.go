@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
+	"github.com/fedrepro/fedrepro/algorithms/fl"
 )
 
 // The per-client mechanism of Algorithm 1: in every round it transmits,
@@ -22,17 +23,36 @@ import (
 // Accountants are the accountant kinds the package reports, in order.
 var Accountants = []accountant.Kind{accountant.KindRDP, accountant.KindPLD}
 
+// Participation is the accountant.Run of rounds rounds of the per-client
+// mechanism when each round includes the client by fl.SampleBernoulli with
+// probability p — the sampler Algorithm 1's Step and FedAvg's use — so it
+// is described by fl.BernoulliCohort(p) (Poisson, or full at p = 1); the
+// unit is a client, the relation nb, and visible says whether the
+// adversary learns who transmitted (the paper's threat model: no; the
+// server of Algorithm 1: yes).
+func Participation(p float64, rounds int, nb accountant.Neighbouring, visible bool) accountant.Run {
+	return accountant.Run{Unit: accountant.UnitUser, Sampling: fl.BernoulliCohort(p), Visible: visible, Neighbouring: nb, Releases: rounds}
+}
+
 // ClientEvent is the accountant event of rounds rounds of the per-client
 // mechanism with per-coordinate noise std sigma when each round includes
 // the client independently with probability p and the adversary does not
 // learn who was included (amplification by Poisson subsampling, q = p —
-// the paper's assumption). p = 1 gives plain composition.
+// the paper's assumption). p = 1 gives plain composition. It is
+// accountant.ValidEvent of Participation(p, rounds, add/remove, hidden);
+// the event is the same under replace-one (the accountant doubles the
+// sensitivity). Arguments no run can have (p outside [0, 1], σ < 0) are
+// passed through unchanged so that the accountant names them.
 func ClientEvent(sigma, p float64, rounds int) accountant.Event {
-	var e accountant.Event = accountant.Gaussian{Sigma: sigma}
-	if p < 1 {
-		e = accountant.PoissonSampled{Q: p, Event: e}
+	e, err := accountant.ValidEvent(Participation(p, rounds, accountant.AddRemove, false), accountant.Gaussian{Sigma: sigma})
+	if err == nil {
+		return e
 	}
-	return accountant.SelfComposed{Event: e, Count: rounds}
+	var m accountant.Event = accountant.Gaussian{Sigma: sigma}
+	if p < 1 {
+		m = accountant.PoissonSampled{Q: p, Event: m}
+	}
+	return accountant.SelfComposed{Event: m, Count: rounds}
 }
 
 // AccountantConfig is the accountant configuration used here: improved
@@ -71,7 +91,9 @@ func EpsilonInterval(sigma, p float64, rounds int, delta float64, nb accountant.
 		interval = 1e-4
 	}
 	for {
-		eps, _, err = AccountantConfig(kind, nb, interval).Epsilon(e, delta)
+		var r accountant.Estimate
+		r, err = AccountantConfig(kind, nb, interval).AccountRun(Participation(p, rounds, nb, false), e, delta)
+		eps = r.Value
 		if err == nil || kind != accountant.KindPLD || !strings.Contains(err.Error(), "coarser discretization") || interval >= 1 {
 			break
 		}
