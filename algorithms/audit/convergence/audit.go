@@ -126,7 +126,7 @@ func (c *Claim) evaluate(rd Reading, point map[string]float64, spec InstanceSpec
 		return nil, fmt.Errorf("%w: violates %s", ErrOutside, strings.Join(res.Failed, ", "))
 	}
 	rn := &runner{c: c, m: Methods[c.Algorithm.Name.S], res: res, in: in, seed: o.Seed, mc: mc,
-		needG2: slices.Contains(res.Bound.ids, "G2") || c.varsUse("G2")}
+		needG2: slices.Contains(res.Bound.IDs, "G2") || c.varsUse("G2")}
 	ms, err := rn.measure()
 	if err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func (c *Claim) evaluate(rd Reading, point map[string]float64, spec InstanceSpec
 	if err != nil {
 		return nil, at(c.file, err)
 	}
-	b, err := res.Bound.eval(anyEnv(res.Env))
+	b, err := res.Bound.Eval(anyEnv(res.Env))
 	if err != nil {
 		return nil, at(c.file, fmt.Errorf("bound: %v", err))
 	}
