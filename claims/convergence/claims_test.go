@@ -374,6 +374,7 @@ func TestPlantedError(t *testing.T) {
 var handChecks = []struct{ file, paper, claim, number string }{
 	{"upcycled-lemma5.5", "upcycled", "upcycled/lemma5.5-one-step", ""},
 	{"upcycled-lemma5.5-corrected", "upcycled", "upcycled/lemma5.5-one-step", "corrected_violations"},
+	{"upcycled-thm5.6-corrected", "upcycled", "upcycled/cor5.8-rate", ""},
 	{"normec-thm1", "normec", "normec/thm1-bound", ""},
 	{"fedddpm-thm1", "fedddpm", "fedddpm/theorem1-bound-quadratics", ""},
 }

@@ -47,6 +47,8 @@ type Resolved struct {
 	BoundSrc   string
 	// Failed lists the theorem's constraints that this point violates.
 	Failed []string
+	// Path is the per-step formula of measure path.
+	Path *program
 	// Weight, From, To define the averaging window of the quantity.
 	Weight   *program
 	From, To int
@@ -217,7 +219,33 @@ func (c *Claim) resolve(rd Reading, g map[string]float64, inst map[string]float6
 		}
 		r.Weight = p
 	}
+	if c.Quantity.Measure.S == "path" {
+		pathEnv := map[string]float64{"g2": 0, "dx2": 0, "gap": 0, "dist": 0}
+		for k, v := range stepEnv {
+			pathEnv[k] = v
+		}
+		p, err := compile(c.Quantity.Path.Formula, pathEnv, false)
+		if err != nil {
+			return nil, lineErr(c.Quantity.Path.Line, "quantity.path: %v", err)
+		}
+		r.Path = p
+	}
 	return r, nil
+}
+
+// pathAt evaluates measure path's formula at step t from the step symbols.
+func (r *Resolved) pathAt(t int, g2, dx2, gap, dist float64) float64 {
+	if r.stepEnv == nil {
+		r.stepEnv = anyEnv(r.Env)
+	}
+	env := r.stepEnv
+	env["t"], env["r"] = float64(t), float64(t)
+	env["g2"], env["dx2"], env["gap"], env["dist"] = g2, dx2, gap, dist
+	x, err := r.Path.Eval(env)
+	if err != nil {
+		return math.NaN()
+	}
+	return x
 }
 
 // stepParam evaluates a parameter at step t of round rr.
