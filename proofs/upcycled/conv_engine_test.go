@@ -17,16 +17,7 @@ func TestConvergenceEngineAgrees(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Lemma 5.5 check and the engine")
 	}
-	var hand proofs.Result
-	found := false
-	for _, c := range proofs.Claims(paper) {
-		if c.ID == paper+"/lemma5.5-one-step" {
-			hand, found = proofs.Run(c, proofs.Config{Seed: proofs.DefaultSeed, Quick: true}), true
-		}
-	}
-	if !found {
-		t.Fatal("lemma5.5-one-step is not registered")
-	}
+	hand := runHand(t, "lemma5.5-one-step")
 	corrected, ok := hand.Values["corrected_violations"].(int)
 	if !ok {
 		t.Fatalf("the check records no corrected_violations (%T)", hand.Values["corrected_violations"])
@@ -65,16 +56,7 @@ func TestConvergenceEngineThm56Agrees(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Corollary 5.8 check and the engine")
 	}
-	var hand proofs.Result
-	found := false
-	for _, c := range proofs.Claims(paper) {
-		if c.ID == paper+"/cor5.8-rate" {
-			hand, found = proofs.Run(c, proofs.Config{Seed: proofs.DefaultSeed, Quick: true}), true
-		}
-	}
-	if !found {
-		t.Fatal("cor5.8-rate is not registered")
-	}
+	hand := runHand(t, "cor5.8-rate")
 	if hand.Verdict == proofs.Inconclusive {
 		t.Fatalf("the hand-written check is inconclusive: %s", hand.Evidence)
 	}
@@ -99,4 +81,17 @@ func TestConvergenceEngineThm56Agrees(t *testing.T) {
 		}
 		t.Logf("%s: engine %s — %s", tc.file, rep.Verdict, rep.Summary)
 	}
+}
+
+// runHand runs the hand-written check paper/slug in quick mode at the
+// default seed.
+func runHand(t *testing.T, slug string) proofs.Result {
+	t.Helper()
+	for _, c := range proofs.Claims(paper) {
+		if c.ID == paper+"/"+slug {
+			return proofs.Run(c, proofs.Config{Seed: proofs.DefaultSeed, Quick: true})
+		}
+	}
+	t.Fatalf("%s is not registered", slug)
+	return proofs.Result{}
 }
