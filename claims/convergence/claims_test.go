@@ -366,6 +366,36 @@ func TestPlantedError(t *testing.T) {
 	}
 }
 
+// TestPlantedErrorTheorem56: Theorem 5.6's bound is loose on the searched
+// instances (worst measured/bound below ½ for both constant sets, so a
+// halved constant is not detectable, as TestPlantedError's rule predicts),
+// but a planted rate error — the bound divided by M once more, (f(ω̄⁰) −
+// f*)/M² (a sum taken for a mean, the kind of slip the paper's errata
+// are) — must flip both files to violated, the corrected (vacuous) one
+// included.
+func TestPlantedErrorTheorem56(t *testing.T) {
+	if testing.Short() {
+		t.Skip("audits the Theorem 5.6 files with a planted error")
+	}
+	ids := []string{"upcycled-thm5.6", "upcycled-thm5.6-corrected"}
+	base := auditAll(t)
+	planted, err := auditIDs(ids, func(c *conv.Claim) {
+		c.Bound = conv.Value{Formula: "(" + c.Bound.String() + ")/M", Set: true, Line: c.Bound.Line}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if base[id].Verdict == conv.Violated {
+			t.Fatalf("%s is violated without a planted error", id)
+		}
+		if got := planted[id].Verdict; got != conv.Violated {
+			t.Errorf("%s with the bound divided by M: %s, want violated", id, got)
+		}
+		t.Logf("%s: %s → bound/M: %s", id, base[id].Verdict, planted[id].Summary)
+	}
+}
+
 // handChecks maps each paper-theorem claim file to fedrepro's hand-written
 // check of the same statement (proofs/<paper>) and the verdict that check
 // records in golden/<paper>/claims.yaml — read from the golden, never typed
@@ -374,6 +404,7 @@ func TestPlantedError(t *testing.T) {
 var handChecks = []struct{ file, paper, claim, number string }{
 	{"upcycled-lemma5.5", "upcycled", "upcycled/lemma5.5-one-step", ""},
 	{"upcycled-lemma5.5-corrected", "upcycled", "upcycled/lemma5.5-one-step", "corrected_violations"},
+	{"upcycled-thm5.6-corrected", "upcycled", "upcycled/cor5.8-rate", ""},
 	{"normec-thm1", "normec", "normec/thm1-bound", ""},
 	{"fedddpm-thm1", "fedddpm", "fedddpm/theorem1-bound-quadratics", ""},
 }

@@ -4,193 +4,49 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"sort"
-	"strings"
 
-	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/parser"
-	"github.com/expr-lang/expr/vm"
+	"github.com/fedrepro/fedrepro/internal/formula"
 )
 
-// Functions lists the functions a formula may call. log is the natural
-// logarithm; ^ and ** are powers.
-var Functions = []string{"sqrt", "log", "log2", "log10", "exp", "ceil", "floor", "round", "abs", "min", "max"}
+// Functions lists the functions a formula may call (internal/formula: log
+// is the natural logarithm; ^ and ** are powers).
+var Functions = formula.Functions
 
 // Reserved names are bound by the auditor, not by variables: delta is the
 // claim's δ (after its own formula, if any) and epsilon the claimed ε.
 var Reserved = []string{"delta", "epsilon"}
 
-func unary(f func(float64) float64) func(params ...any) (any, error) {
-	return func(p ...any) (any, error) {
-		x, err := toFloat(p[0])
-		if err != nil {
-			return nil, err
-		}
-		return f(x), nil
-	}
-}
-
-func binary(f func(a, b float64) float64) func(params ...any) (any, error) {
-	return func(p ...any) (any, error) {
-		a, err := toFloat(p[0])
-		if err != nil {
-			return nil, err
-		}
-		b, err := toFloat(p[1])
-		if err != nil {
-			return nil, err
-		}
-		return f(a, b), nil
-	}
-}
-
-func toFloat(v any) (float64, error) {
-	switch x := v.(type) {
-	case float64:
-		return x, nil
-	case int:
-		return float64(x), nil
-	}
-	return 0, fmt.Errorf("not a number: %v", v)
-}
-
-// exprOptions are the compiler options every formula is built with: no
-// builtins but ours, a float result.
-func exprOptions(env map[string]any) []expr.Option {
-	f1 := func(x float64) float64 { return 0 }
-	f2 := func(a, b float64) float64 { return 0 }
-	return []expr.Option{
-		expr.Env(env),
-		expr.DisableAllBuiltins(),
-		expr.AsFloat64(),
-		expr.Function("sqrt", unary(math.Sqrt), f1),
-		expr.Function("log", unary(math.Log), f1),
-		expr.Function("log2", unary(math.Log2), f1),
-		expr.Function("log10", unary(math.Log10), f1),
-		expr.Function("exp", unary(math.Exp), f1),
-		expr.Function("ceil", unary(math.Ceil), f1),
-		expr.Function("floor", unary(math.Floor), f1),
-		expr.Function("round", unary(math.Round), f1),
-		expr.Function("abs", unary(math.Abs), f1),
-		expr.Function("min", binary(math.Min), f2),
-		expr.Function("max", binary(math.Max), f2),
-	}
-}
-
 // identifiers returns the variable names a formula reads (function names
 // excluded), sorted.
-func identifiers(formula string) ([]string, error) {
-	tree, err := parser.Parse(formula)
-	if err != nil {
-		return nil, errors.New(firstLine(err.Error()))
-	}
-	v := &identVisitor{seen: map[string]bool{}}
-	ast.Walk(&tree.Node, v)
-	out := make([]string, 0, len(v.seen))
-	for k := range v.seen {
-		if !slices.Contains(Functions, k) {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
+func identifiers(src string) ([]string, error) { return formula.Identifiers(src) }
 
-type identVisitor struct{ seen map[string]bool }
-
-func (v *identVisitor) Visit(n *ast.Node) {
-	if id, ok := (*n).(*ast.IdentifierNode); ok {
-		v.seen[id.Value] = true
-	}
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return strings.TrimSpace(s)
-}
-
-// evalFormula evaluates formula with env (name → float64). A non-finite
-// result is an error.
-func evalFormula(formula string, env map[string]float64) (float64, error) {
-	e := make(map[string]any, len(env))
-	for k, v := range env {
-		e[k] = v
-	}
-	prog, err := expr.Compile(formula, exprOptions(e)...)
-	if err != nil {
-		return 0, errors.New(firstLine(err.Error()))
-	}
-	out, err := vm.Run(prog, e)
-	if err != nil {
-		return 0, errors.New(firstLine(err.Error()))
-	}
-	x, err := toFloat(out)
-	if err != nil {
-		return 0, err
-	}
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return x, fmt.Errorf("%q evaluates to %v", formula, x)
-	}
-	return x, nil
+// evalFormula evaluates src with env (name → float64). An unknown name or
+// a non-finite result is an error.
+func evalFormula(src string, env map[string]float64) (float64, error) {
+	return formula.Eval(src, env)
 }
 
 // resolveVariables evaluates the variables (numbers or formulas in each
-// other and in the bound names) in dependency order. A cycle or an
-// unknown name is an error naming the variable.
+// other and in the bound names) in dependency order (formula.Resolve). A
+// cycle or an unknown name is an error naming the variable, located at its
+// line.
 func resolveVariables(vars map[string]Value, bound map[string]float64) (map[string]float64, error) {
-	out := make(map[string]float64, len(vars)+len(bound))
-	for k, v := range bound {
-		out[k] = v
+	defs := make(map[string]formula.Def, len(vars))
+	for k, v := range vars {
+		defs[k] = formula.Def{Formula: v.Formula, Num: v.Num, Line: v.Line}
 	}
-	names := make([]string, 0, len(vars))
-	for k := range vars {
-		names = append(names, k)
+	out, err := formula.Resolve(defs, bound, "variable")
+	return out, local(err)
+}
+
+// local turns a formula.LineError into this package's lineError (which
+// prefixErr extends); other errors pass unchanged.
+func local(err error) error {
+	var le *formula.LineError
+	if errors.As(err, &le) {
+		return &lineError{line: le.Line, msg: le.Msg}
 	}
-	sort.Strings(names)
-	state := map[string]int{} // 0 new, 1 in progress, 2 done
-	var visit func(name string, path []string) error
-	visit = func(name string, path []string) error {
-		switch state[name] {
-		case 2:
-			return nil
-		case 1:
-			return fmt.Errorf("variables depend on each other in a cycle: %s", strings.Join(append(path, name), " → "))
-		}
-		state[name] = 1
-		v := vars[name]
-		if v.IsFormula() {
-			ids, err := identifiers(v.Formula)
-			if err != nil {
-				return lineErr(v.Line, "variable %s: %v", name, err)
-			}
-			for _, id := range ids {
-				if _, ok := vars[id]; ok {
-					if err := visit(id, append(path, name)); err != nil {
-						return err
-					}
-				} else if _, ok := bound[id]; !ok {
-					return lineErr(v.Line, "variable %s: unknown name %q in %q", name, id, v.Formula)
-				}
-			}
-			x, err := evalFormula(v.Formula, out)
-			if err != nil {
-				return lineErr(v.Line, "variable %s: %v", name, err)
-			}
-			out[name] = x
-		} else {
-			out[name] = v.Num
-		}
-		state[name] = 2
-		return nil
-	}
-	for _, n := range names {
-		if err := visit(n, nil); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return err
 }
 
 // lineErr is an error located at a line of the claim file; Decode and
@@ -200,12 +56,7 @@ type lineError struct {
 	msg  string
 }
 
-func (e *lineError) Error() string {
-	if e.line > 0 {
-		return fmt.Sprintf("%d: %s", e.line, e.msg)
-	}
-	return e.msg
-}
+func (e *lineError) Error() string { return (&formula.LineError{Line: e.line, Msg: e.msg}).Error() }
 
 func lineErr(line int, format string, a ...any) error {
 	return &lineError{line: line, msg: fmt.Sprintf(format, a...)}
@@ -215,12 +66,9 @@ func lineErr(line int, format string, a ...any) error {
 func at(file string, err error) error {
 	var le *lineError
 	if errors.As(err, &le) {
-		if le.line > 0 {
-			return fmt.Errorf("%s:%d: %s", file, le.line, le.msg)
-		}
-		return fmt.Errorf("%s: %s", file, le.msg)
+		return formula.At(file, &formula.LineError{Line: le.line, Msg: le.msg})
 	}
-	return fmt.Errorf("%s: %w", file, err)
+	return formula.At(file, err)
 }
 
 // number evaluates a value in env; name is what the value is, for errors.

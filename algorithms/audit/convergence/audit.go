@@ -126,7 +126,7 @@ func (c *Claim) evaluate(rd Reading, point map[string]float64, spec InstanceSpec
 		return nil, fmt.Errorf("%w: violates %s", ErrOutside, strings.Join(res.Failed, ", "))
 	}
 	rn := &runner{c: c, m: Methods[c.Algorithm.Name.S], res: res, in: in, seed: o.Seed, mc: mc,
-		needG2: slices.Contains(res.Bound.ids, "G2") || c.varsUse("G2")}
+		needG2: slices.Contains(res.Bound.IDs, "G2") || c.varsUse("G2")}
 	ms, err := rn.measure()
 	if err != nil {
 		return nil, err
@@ -136,11 +136,15 @@ func (c *Claim) evaluate(rd Reading, point map[string]float64, spec InstanceSpec
 	if err != nil {
 		return nil, at(c.file, err)
 	}
-	b, err := res.Bound.eval(anyEnv(res.Env))
+	b, err := res.Bound.Eval(anyEnv(res.Env))
 	if err != nil {
 		return nil, at(c.file, fmt.Errorf("bound: %v", err))
 	}
 	triv := trivialValue(c.Quantity.Measure.S, sym)
+	if c.Quantity.Measure.S == "path" {
+		// the path formula at x⁰ with no movement (dx2 = 0)
+		triv = res.pathAt(0, sym["G0"], 0, sym["F0"], sym["R2"])
+	}
 	ev := &Eval{Family: spec.Family, Point: point, Measured: ms, Bound: b, Trivial: triv, Spec: spec, Symbols: finite(sym)}
 	tol := 1e-9 * math.Max(math.Abs(b), triv)
 	ev.Violated = ms.Lower > b+tol
@@ -409,6 +413,9 @@ func fmtPoint(p map[string]float64) string {
 func (c *Claim) quantityText() string {
 	q := c.Quantity
 	m := map[string]string{"gap": "E f(x) − f*", "dist": "E‖x − x*‖²", "grad": "E‖∇f(x)‖²", "gradnorm": "E‖∇f(x)‖"}[q.Measure.S]
+	if q.Measure.S == "path" {
+		m = "E[" + q.Path.String() + "]"
+	}
 	switch q.Over.S {
 	case "last":
 		return m + " at x_" + c.Horizon

@@ -91,8 +91,18 @@ type Class struct {
 // Quantity is what the theorem bounds.
 type Quantity struct {
 	// Measure: gap (E f(x) − f*), dist (E‖x − x*‖²), grad (E‖∇f(x)‖²),
-	// gradnorm (E‖∇f(x)‖, unsquared).
+	// gradnorm (E‖∇f(x)‖, unsquared), or path: E of the formula Path at
+	// each step.
 	Measure Text `yaml:"measure"`
+	// Path (measure path only) is a formula evaluated on each replicate at
+	// step t in the step symbols g2 = ‖∇f(x_t)‖², dx2 = ‖x_t − x_{t−1}‖²
+	// (0 at t = 0), gap = f(x_t) − f*, dist = ‖x_t − x*‖², t and every
+	// variable and constant: a theorem whose right-hand side sums terms
+	// of the trajectory (Upcycled-FL Thm 5.6's h¹_m, h²_m) is audited by
+	// moving those terms to the left. E of a product of norms is not a
+	// function of the first two moments, so path measures always run
+	// Monte Carlo.
+	Path Value `yaml:"path"`
 	// Over: last (x_T), average (E of the measure at the weighted average
 	// iterate Σ w_t x_t / Σ w_t), min (min_t of E of the measure), mean
 	// (Σ w_t E[measure at x_t] / Σ w_t). t runs from From to To.
@@ -194,7 +204,7 @@ var (
 	Convexities    = []string{"strongly-convex", "convex", "nonconvex"}
 	Heterogeneity  = []string{"none", "uniform", "shared-minimizer", "any"}
 	Noises         = []string{"none", "bounded-variance"}
-	Measures       = []string{"gap", "dist", "grad", "gradnorm"}
+	Measures       = []string{"gap", "dist", "grad", "gradnorm", "path"}
 	Overs          = []string{"last", "average", "min", "mean"}
 	FamilyNames    = []string{"quadratic", "huber", "logistic", "piecewise", "cosine"}
 	ConstantNames  = []string{"L", "mu", "sigma2", "zeta2"}
@@ -299,6 +309,12 @@ func (c *Claim) validate() error {
 	}
 	if (c.Quantity.Over.S != "last") && (!c.Quantity.From.Set || !c.Quantity.To.Set) {
 		return lineErr(c.Quantity.Over.Line, "quantity over %s needs from and to", c.Quantity.Over.S)
+	}
+	if (c.Quantity.Measure.S == "path") != c.Quantity.Path.Set {
+		return lineErr(c.Quantity.Measure.Line, "quantity: measure path needs quantity.path (a formula), and quantity.path needs measure path")
+	}
+	if c.Quantity.Measure.S == "path" && (c.Quantity.Path.Formula == "" || c.Quantity.Over.S == "average") {
+		return lineErr(c.Quantity.Path.Line, "quantity.path: want a formula in g2, dx2, gap, dist, t and the variables, over last, mean or min (not average)")
 	}
 	if !c.Bound.Set {
 		return lineErr(0, "bound is missing")

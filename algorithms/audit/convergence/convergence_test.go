@@ -384,6 +384,10 @@ grid: {T: [1, 2]}
 		{"cycle", "bound: L*R2/(2*T)", "variables: {a: b, b: a}\nbound: L*R2/(2*T)", "cycle"},
 		{"constraint not a condition", "bound:", "constraints: [\"L + 1\"]\nbound:", "constraint"},
 		{"number as text", "constants: {L: 1}", "constants: {L: one}", "c.yaml:"},
+		{"path without formula", "measure: gap", "measure: path", "quantity.path"},
+		{"formula without path", "measure: gap, over: last", "measure: gap, over: last, path: g2", "quantity.path"},
+		{"path at the average", "measure: gap, over: last", "measure: path, path: g2, over: average, from: 0, to: T", "not average"},
+		{"unknown step symbol", "measure: gap, over: last", "measure: path, path: g3, over: last", `unknown name "g3"`},
 	} {
 		bad := strings.Replace(good, tc.from, tc.to, 1)
 		_, err := Decode("c.yaml", []byte(bad))
@@ -394,6 +398,50 @@ grid: {T: [1, 2]}
 		if strings.Contains(err.Error(), "\n") || !strings.HasPrefix(err.Error(), "c.yaml") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %q, want one line starting c.yaml containing %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestPathMeasure: measure path evaluates its formula on the trajectory.
+// On gradient descent (deterministic) the formula g2 reproduces measure
+// grad (computed exactly) and gap reproduces measure gap, to 1e-12; and
+// dx2 = ‖x_t − x_{t−1}‖² = lr²‖∇f(x_{t−1})‖², so the mean over t = 1..T of
+// dx2/lr² equals the mean of g2 over t = 0..T−1. Noise sends it to Monte
+// Carlo even on a quadratic (E of a product of norms is not exact).
+func TestPathMeasure(t *testing.T) {
+	k := map[string]float64{"L": 1, "mu": 0.1}
+	in := quadInstance(t, "none", 1, k, "path")
+	run := func(q string) Measurement {
+		c := claimFor(t, header+`algorithm: {name: gd, params: {lr: eta}}
+class: {convexity: strongly-convex, heterogeneity: none, noise: none, constants: {L: 1, mu: 0.1}}
+variables: {T: 6, eta: 0.7}
+quantity: `+q+`
+bound: R2
+`)
+		return runOn(t, c, in, nil, 0, 1)
+	}
+	for _, tc := range []struct{ a, b string }{
+		{"{measure: grad, over: mean, from: 0, to: T}", "{measure: path, path: g2, over: mean, from: 0, to: T}"},
+		{"{measure: gap, over: last}", "{measure: path, path: gap, over: last}"},
+		{"{measure: dist, over: min, from: 2, to: T}", "{measure: path, path: dist, over: min, from: 2, to: T}"},
+		{"{measure: grad, over: mean, from: 0, to: 5}", "{measure: path, path: dx2/eta^2, over: mean, from: 1, to: T}"},
+	} {
+		a, b := run(tc.a), run(tc.b)
+		if b.Mode != ModeDeterministic {
+			t.Errorf("%s: mode %s, want %s", tc.b, b.Mode, ModeDeterministic)
+		}
+		if math.Abs(a.Value-b.Value) > 1e-12*math.Max(1, math.Abs(a.Value)) {
+			t.Errorf("%s = %.17g, %s = %.17g", tc.a, a.Value, tc.b, b.Value)
+		}
+	}
+	noisy := quadInstance(t, "none", 1, map[string]float64{"L": 1, "mu": 0.1, "sigma2": 0.2}, "path-noise")
+	c := claimFor(t, header+`algorithm: {name: gd, params: {lr: 0.5}}
+class: {convexity: strongly-convex, heterogeneity: none, noise: bounded-variance, constants: {L: 1, mu: 0.1, sigma2: 0.2}}
+variables: {T: 3}
+quantity: {measure: path, path: sqrt(g2*dx2), over: last}
+bound: R2
+`)
+	if ms := runOn(t, c, noisy, nil, 8, 1); ms.Mode != ModeMonteCarlo {
+		t.Errorf("noisy path measure: mode %s, want %s", ms.Mode, ModeMonteCarlo)
 	}
 }
 

@@ -155,6 +155,21 @@ type runner struct {
 
 func (rn *runner) env(tape Tape) *Env { return &Env{In: rn.in, R: rn.res, Tape: tape} }
 
+// measureStep is the measure at x_t; prev is x_{t−1} (nil at t = 0), read
+// by measure path only.
+func (rn *runner) measureStep(t int, x, prev []float64) float64 {
+	if rn.c.Quantity.Measure.S != "path" {
+		return rn.measureAt(x)
+	}
+	g := make([]float64, len(x))
+	rn.in.GradF(x, g)
+	dx2 := 0.0
+	if prev != nil {
+		dx2 = dist2(x, prev)
+	}
+	return rn.res.pathAt(t, dot(g, g), dx2, rn.in.F(x)-rn.in.FStar, dist2(x, rn.in.XStar))
+}
+
 // measureAt is the measure (gap, dist, grad) at a point.
 func (rn *runner) measureAt(x []float64) float64 {
 	switch rn.c.Quantity.Measure.S {
@@ -181,7 +196,8 @@ func (rn *runner) withRepl() bool {
 // measure runs the method and returns the quantity, exactly when it can.
 func (rn *runner) measure() (Measurement, error) {
 	// E‖∇f‖ (unsquared) is not a function of the first two moments.
-	if rn.in.Quad != nil && rn.m.Affine && rn.c.Quantity.Measure.S != "gradnorm" {
+	// Nor are the products of norms a path formula may read.
+	if rn.in.Quad != nil && rn.m.Affine && rn.c.Quantity.Measure.S != "gradnorm" && rn.c.Quantity.Measure.S != "path" {
 		ms, err := rn.exact()
 		if err == nil {
 			return ms, nil
@@ -611,7 +627,7 @@ func (rn *runner) monteCarlo() (Measurement, error) {
 		perT := make([]float64, rn.res.T+1)
 		x := rn.m.Iterate(st, d, n)
 		if _, ok := w[0]; ok {
-			perT[0] = rn.measureAt(x)
+			perT[0] = rn.measureStep(0, x, nil)
 		}
 		acc := make([]float64, d)
 		if rn.c.Quantity.Over.S == "average" {
@@ -641,14 +657,15 @@ func (rn *runner) monteCarlo() (Measurement, error) {
 			if tape.n > 0 {
 				random = true
 			}
-			x = rn.m.Iterate(st, d, n)
+			prev := x
+			x = append([]float64(nil), rn.m.Iterate(st, d, n)...)
 			for _, v := range x {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					return runOut{}, random
 				}
 			}
 			if _, ok := w[t+1]; ok && rn.c.Quantity.Over.S != "average" {
-				perT[t+1] = rn.measureAt(x)
+				perT[t+1] = rn.measureStep(t+1, x, prev)
 			}
 			if wt := w[t+1]; rn.c.Quantity.Over.S == "average" && wt > 0 {
 				for i := range acc {

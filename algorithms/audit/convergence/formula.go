@@ -1,200 +1,37 @@
 package convergence
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
-	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/parser"
-	"github.com/expr-lang/expr/vm"
+	"github.com/fedrepro/fedrepro/internal/formula"
 )
 
-// Functions a formula may call (log is natural; ^ and ** are powers).
-var Functions = []string{"sqrt", "log", "log2", "log10", "exp", "ceil", "floor", "abs", "min", "max"}
+// Functions a formula may call (internal/formula: log is natural; ^ and
+// ** are powers).
+var Functions = formula.Functions
 
-func fn1(f func(float64) float64) func(...any) (any, error) {
-	return func(p ...any) (any, error) {
-		x, err := toFloat(p[0])
-		if err != nil {
-			return nil, err
-		}
-		return f(x), nil
-	}
-}
+// program is a compiled formula (internal/formula).
+type program = formula.Program
 
-func fn2(f func(a, b float64) float64) func(...any) (any, error) {
-	return func(p ...any) (any, error) {
-		a, err := toFloat(p[0])
-		if err != nil {
-			return nil, err
-		}
-		b, err := toFloat(p[1])
-		if err != nil {
-			return nil, err
-		}
-		return f(a, b), nil
-	}
-}
+func identifiers(src string) ([]string, error) { return formula.Identifiers(src) }
 
-func toFloat(v any) (float64, error) {
-	switch x := v.(type) {
-	case float64:
-		return x, nil
-	case int:
-		return float64(x), nil
-	}
-	return 0, fmt.Errorf("not a number: %v", v)
-}
+func anyEnv(env map[string]float64) map[string]any { return formula.AnyEnv(env) }
 
-func exprOptions(env map[string]any, boolean bool) []expr.Option {
-	f1 := func(float64) float64 { return 0 }
-	f2 := func(a, b float64) float64 { return 0 }
-	o := []expr.Option{
-		expr.Env(env), expr.DisableAllBuiltins(),
-		expr.Function("sqrt", fn1(math.Sqrt), f1), expr.Function("log", fn1(math.Log), f1),
-		expr.Function("log2", fn1(math.Log2), f1), expr.Function("log10", fn1(math.Log10), f1),
-		expr.Function("exp", fn1(math.Exp), f1), expr.Function("ceil", fn1(math.Ceil), f1),
-		expr.Function("floor", fn1(math.Floor), f1), expr.Function("abs", fn1(math.Abs), f1),
-		expr.Function("min", fn2(math.Min), f2), expr.Function("max", fn2(math.Max), f2),
-	}
-	if boolean {
-		return append(o, expr.AsBool())
-	}
-	return append(o, expr.AsFloat64())
-}
-
-// identifiers returns the names a formula reads (functions excluded).
-func identifiers(formula string) ([]string, error) {
-	tree, err := parser.Parse(formula)
-	if err != nil {
-		return nil, errors.New(firstLine(err.Error()))
-	}
-	seen := map[string]bool{}
-	ast.Walk(&tree.Node, visitor(func(n *ast.Node) {
-		if id, ok := (*n).(*ast.IdentifierNode); ok {
-			seen[id.Value] = true
-		}
-	}))
-	var out []string
-	for k := range seen {
-		if !slices.Contains(Functions, k) {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
-type visitor func(n *ast.Node)
-
-func (v visitor) Visit(n *ast.Node) { v(n) }
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return strings.TrimSpace(s)
-}
-
-// program is a compiled formula.
-type program struct {
-	src  string
-	prog *vm.Program
-	ids  []string
-}
-
-func anyEnv(env map[string]float64) map[string]any {
-	e := make(map[string]any, len(env))
-	for k, v := range env {
-		e[k] = v
-	}
-	return e
-}
-
+// compile compiles src for env's names, as a condition when boolean.
 func compile(src string, env map[string]float64, boolean bool) (*program, error) {
-	ids, err := identifiers(src)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		if _, ok := env[id]; !ok {
-			return nil, fmt.Errorf("unknown name %q in %q", id, src)
-		}
-	}
-	p, err := expr.Compile(src, exprOptions(anyEnv(env), boolean)...)
-	if err != nil {
-		return nil, errors.New(firstLine(err.Error()))
-	}
-	return &program{src: src, prog: p, ids: ids}, nil
-}
-
-func (p *program) eval(env map[string]any) (float64, error) {
-	out, err := vm.Run(p.prog, env)
-	if err != nil {
-		return 0, errors.New(firstLine(err.Error()))
-	}
-	x, err := toFloat(out)
-	if err != nil {
-		return 0, err
-	}
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return x, fmt.Errorf("%q evaluates to %v", p.src, x)
-	}
-	return x, nil
-}
-
-func (p *program) test(env map[string]any) (bool, error) {
-	out, err := vm.Run(p.prog, env)
-	if err != nil {
-		return false, errors.New(firstLine(err.Error()))
-	}
-	b, ok := out.(bool)
-	if !ok {
-		return false, fmt.Errorf("%q is not a condition", p.src)
-	}
-	return b, nil
+	return formula.Compile(src, env, boolean)
 }
 
 // evalOnce evaluates a formula in env.
-func evalOnce(src string, env map[string]float64) (float64, error) {
-	p, err := compile(src, env, false)
-	if err != nil {
-		return 0, err
-	}
-	return p.eval(anyEnv(env))
-}
+func evalOnce(src string, env map[string]float64) (float64, error) { return formula.Eval(src, env) }
 
-// lineError is an error located at a line of the claim file.
-type lineError struct {
-	line int
-	msg  string
-}
-
-func (e *lineError) Error() string {
-	if e.line > 0 {
-		return fmt.Sprintf("%d: %s", e.line, e.msg)
-	}
-	return e.msg
-}
-
-func lineErr(line int, format string, a ...any) error {
-	return &lineError{line: line, msg: fmt.Sprintf(format, a...)}
-}
+// lineErr is an error located at a line of the claim file.
+func lineErr(line int, format string, a ...any) error { return formula.LineErr(line, format, a...) }
 
 // at prefixes a located error with the file name.
-func at(file string, err error) error {
-	var le *lineError
-	if errors.As(err, &le) {
-		if le.line > 0 {
-			return fmt.Errorf("%s:%d: %s", file, le.line, le.msg)
-		}
-		return fmt.Errorf("%s: %s", file, le.msg)
-	}
-	return fmt.Errorf("%s: %w", file, err)
-}
+func at(file string, err error) error { return formula.At(file, err) }
 
 // Resolved is one reading at one grid point: every symbol's value, the
 // step-dependent parameters as compiled formulas in t and r, and the
@@ -210,6 +47,8 @@ type Resolved struct {
 	BoundSrc   string
 	// Failed lists the theorem's constraints that this point violates.
 	Failed []string
+	// Path is the per-step formula of measure path.
+	Path *program
 	// Weight, From, To define the averaging window of the quantity.
 	Weight   *program
 	From, To int
@@ -320,7 +159,7 @@ func (c *Claim) resolve(rd Reading, g map[string]float64, inst map[string]float6
 		if err != nil {
 			return nil, lineErr(cv.Line, "constraint: %v", err)
 		}
-		ok, err := p.test(anyEnv(env))
+		ok, err := p.Test(anyEnv(env))
 		if err != nil {
 			return nil, lineErr(cv.Line, "constraint: %v", err)
 		}
@@ -380,7 +219,33 @@ func (c *Claim) resolve(rd Reading, g map[string]float64, inst map[string]float6
 		}
 		r.Weight = p
 	}
+	if c.Quantity.Measure.S == "path" {
+		pathEnv := map[string]float64{"g2": 0, "dx2": 0, "gap": 0, "dist": 0}
+		for k, v := range stepEnv {
+			pathEnv[k] = v
+		}
+		p, err := compile(c.Quantity.Path.Formula, pathEnv, false)
+		if err != nil {
+			return nil, lineErr(c.Quantity.Path.Line, "quantity.path: %v", err)
+		}
+		r.Path = p
+	}
 	return r, nil
+}
+
+// pathAt evaluates measure path's formula at step t from the step symbols.
+func (r *Resolved) pathAt(t int, g2, dx2, gap, dist float64) float64 {
+	if r.stepEnv == nil {
+		r.stepEnv = anyEnv(r.Env)
+	}
+	env := r.stepEnv
+	env["t"], env["r"] = float64(t), float64(t)
+	env["g2"], env["dx2"], env["gap"], env["dist"] = g2, dx2, gap, dist
+	x, err := r.Path.Eval(env)
+	if err != nil {
+		return math.NaN()
+	}
+	return x
 }
 
 // stepParam evaluates a parameter at step t of round rr.
@@ -404,7 +269,7 @@ func (r *Resolved) stepParam(name string, t, rr int) float64 {
 	}
 	env := r.stepEnv
 	env["t"], env["r"] = float64(t), float64(rr)
-	x, err := p.eval(env)
+	x, err := p.Eval(env)
 	if err != nil {
 		x = math.NaN()
 	}
@@ -419,7 +284,7 @@ func (r *Resolved) weight(t int) float64 {
 	}
 	env := r.stepEnv
 	env["t"], env["r"] = float64(t), float64(t)
-	x, err := r.Weight.eval(env)
+	x, err := r.Weight.Eval(env)
 	if err != nil {
 		return math.NaN()
 	}
@@ -427,57 +292,11 @@ func (r *Resolved) weight(t int) float64 {
 }
 
 // resolveDefs evaluates definitions (numbers or formulas in each other and
-// in the bound names) in dependency order.
+// in the bound names) in dependency order (formula.Resolve).
 func resolveDefs(defs map[string]Value, bound map[string]float64) (map[string]float64, error) {
-	out := make(map[string]float64, len(defs)+len(bound))
-	for k, v := range bound {
-		out[k] = v
+	d := make(map[string]formula.Def, len(defs))
+	for k, v := range defs {
+		d[k] = formula.Def{Formula: v.Formula, Num: v.Num, Line: v.Line}
 	}
-	names := make([]string, 0, len(defs))
-	for k := range defs {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	state := map[string]int{}
-	var visit func(name string, path []string) error
-	visit = func(name string, path []string) error {
-		switch state[name] {
-		case 2:
-			return nil
-		case 1:
-			return fmt.Errorf("definitions depend on each other in a cycle: %s", strings.Join(append(path, name), " → "))
-		}
-		state[name] = 1
-		v := defs[name]
-		if v.Formula != "" {
-			ids, err := identifiers(v.Formula)
-			if err != nil {
-				return lineErr(v.Line, "%s: %v", name, err)
-			}
-			for _, id := range ids {
-				if _, ok := defs[id]; ok {
-					if err := visit(id, append(path, name)); err != nil {
-						return err
-					}
-				} else if _, ok := bound[id]; !ok {
-					return lineErr(v.Line, "%s: unknown name %q in %q", name, id, v.Formula)
-				}
-			}
-			x, err := evalOnce(v.Formula, out)
-			if err != nil {
-				return lineErr(v.Line, "%s: %v", name, err)
-			}
-			out[name] = x
-		} else {
-			out[name] = v.Num
-		}
-		state[name] = 2
-		return nil
-	}
-	for _, n := range names {
-		if err := visit(n, nil); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return formula.Resolve(d, bound, "")
 }
