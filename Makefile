@@ -8,7 +8,7 @@ SHELL := /bin/bash
 BIN   := bin/fedrepro
 SCALEFLAG := $(if $(SCALE),--scale $(SCALE),)
 
-.PHONY: all build reproduce verify audit test golden golden-claims bench data lint clean mutate drill
+.PHONY: all build reproduce verify audit test golden golden-claims golden-convergence bench data lint clean mutate drill
 
 all: build
 
@@ -59,6 +59,12 @@ endif
 # (golden/claims/<id>.json) and the generated tables of claims/README.md.
 golden-claims:
 	$(GO) test ./claims/ -run '^TestGolden$$' -count=1 -timeout 30m -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
+
+# Re-record the verdicts of every convergence claim file
+# (golden/convergence/<id>.json) and the verdict table of
+# claims/convergence/README.md.
+golden-convergence:
+	$(GO) test ./claims/convergence/ -run '^TestGolden$$' -count=1 -timeout 30m -update -v | (grep -v -E '^ *(=== RUN|--- PASS|PASS$$|ok )' || true)
 
 # Every Go benchmark, COUNT times, summarised as a Markdown table (median and
 # 95% interval; scripts/benchtable, golang.org/x/perf). BENCH_OLD=file
