@@ -78,7 +78,11 @@ func calibrationFinding(st wavStats) string {
 
 // altFinding says how a second model on the same paper cells agrees.
 func altFinding(a altStats) string {
-	s := fmt.Sprintf("The %s stand-in (%s, a second model on %d of the same paper cells, not counted above) has WAV ahead of vanilla in %d of %d", a.model, a.exp, a.cells, a.wins, a.cells)
+	model := map[string]string{"logreg": "LogReg", "mlp": "MLP"}[a.model]
+	if model == "" {
+		model = a.model
+	}
+	s := fmt.Sprintf("The %s stand-in (%s, a second model on %d of the same paper cells, not counted above) has WAV ahead of vanilla in %d of %d", model, a.exp, a.cells, a.wins, a.cells)
 	if a.paperCells > 0 {
 		s += fmt.Sprintf("; the sign of its gain agrees with the paper's in %d of %d", a.paperAgr, a.paperCells)
 	}

@@ -160,7 +160,7 @@ func TestCalibrationFinding(t *testing.T) {
 		t.Fatalf("alt %+v", st.alt)
 	}
 	a := st.alt[0]
-	if got, want := altFinding(a), "The mlp stand-in (sample_level_mlp, a second model on 3 of the same paper cells, not counted above) has WAV ahead of vanilla in 2 of 3; the sign of its gain agrees with the paper's in 2 of 3."; got != want {
+	if got, want := altFinding(a), "The MLP stand-in (sample_level_mlp, a second model on 3 of the same paper cells, not counted above) has WAV ahead of vanilla in 2 of 3; the sign of its gain agrees with the paper's in 2 of 3."; got != want {
 		t.Errorf("altFinding = %q, want %q", got, want)
 	}
 	// Planted error: the comparison flipped (WAV "wins" where it loses).
@@ -289,7 +289,7 @@ func checkReading(w *reportWriter, sentence string) error {
 	if !strings.Contains(sentence, want) {
 		return fmt.Errorf("%q lacks %q", sentence, want)
 	}
-	if !strings.Contains(sentence, "the noise std is 5–5 times") || !strings.Contains(sentence, "√L = 5") {
+	if !strings.Contains(sentence, "the noise std is 5 times") || !strings.Contains(sentence, "√L = 5") {
 		return fmt.Errorf("%q: noise ratio not 5 = √25", sentence)
 	}
 	return nil

@@ -101,8 +101,12 @@ func (w *reportWriter) readings(doc *report.Doc) {
 
 // readingFinding is the findings sentence of one readings comparison.
 func readingFinding(st readStats) string {
-	return fmt.Sprintf("Algorithm 1 read as printed (one WAV noise draw per example, %s): the noise std is %.3g–%.3g times the per-lot reading's (√L = %.3g); WAV's gain over vanilla is %s points per example against %s per lot (below the per-lot gain in %d of %d cells; WAV still ahead of vanilla in %d of %d), and the mean-shift part of its ε is %s against %s per lot (claimed %s); the lot-size leak through the noise variance is not in that ε.",
-		st.exp, st.ratioMin, st.ratioMax, math.Sqrt(st.lot), fmtList(st.gainEx), fmtList(st.gainLot), st.exBelowLot, st.cells, st.exWins, st.cells,
+	ratio := fmt.Sprintf("%.3g–%.3g", st.ratioMin, st.ratioMax)
+	if fmt.Sprintf("%.3g", st.ratioMin) == fmt.Sprintf("%.3g", st.ratioMax) {
+		ratio = fmt.Sprintf("%.3g", st.ratioMin)
+	}
+	return fmt.Sprintf("Algorithm 1 read as printed (one WAV noise draw per example, %s): the noise std is %s times the per-lot reading's (√L = %.3g); WAV's gain over vanilla is %s points per example against %s per lot (below the per-lot gain in %d of %d cells; WAV still ahead of vanilla in %d of %d), and the mean-shift part of its ε is %s against %s per lot (claimed %s); the lot-size leak through the noise variance is not in that ε.",
+		st.exp, ratio, math.Sqrt(st.lot), fmtList(st.gainEx), fmtList(st.gainLot), st.exBelowLot, st.cells, st.exWins, st.cells,
 		fmtEpsList(st.epsEx), fmtEpsList(st.epsLot), fmtEpsList(st.epsCl))
 }
 
