@@ -205,7 +205,7 @@ func TestPrivacyFigure(t *testing.T) {
 		i       int
 		claimed float64
 		text    string
-	}{{0, pe, "the paper's Table III ε at σ = 3"}, {1, math.NaN(), "no ε stated by the paper"}} {
+	}{{0, pe, "σ = 3 — paper's Table III ε"}, {1, math.NaN(), "σ = 3 — paper states no ε"}} {
 		p := w.wav.privacy[c.i]
 		got := float64(p.Claimed)
 		if !(got == c.claimed || math.IsNaN(got) && math.IsNaN(c.claimed)) || !strings.Contains(p.What, c.text) {
@@ -214,7 +214,7 @@ func TestPrivacyFigure(t *testing.T) {
 		if got == 1.482 {
 			t.Errorf("privacy[%d] passes fedrepro's nominal ε off as the paper's", c.i)
 		}
-		if !strings.Contains(p.What, "nominal ε for our setting: 1.48") {
+		if !strings.Contains(p.What, "fedrepro nominal 1.48") {
 			t.Errorf("privacy[%d] lost the nominal ε: %q", c.i, p.What)
 		}
 	}

@@ -162,9 +162,9 @@ func (w *reportWriter) privacyFigure(e Experiment, ds string, sigma float64, g *
 	claimed := math.NaN()
 	if pe, ok := w.paperEps(ds, sigma); ok && e.Level == "sample" {
 		claimed = pe
-		what += fmt.Sprintf(", the paper's Table III ε at σ = %s beside our run's (fedrepro's nominal ε for our setting: %s)", sigmaLabel(sigma), fmtEps(g.final("eps_claimed")))
+		what += fmt.Sprintf(" — paper's Table III ε (fedrepro nominal %s)", fmtEps(g.final("eps_claimed")))
 	} else {
-		what += fmt.Sprintf(", no ε stated by the paper (NaN); our run's ε beside it (fedrepro's nominal ε for our setting: %s)", fmtEps(g.final("eps_claimed")))
+		what += fmt.Sprintf(" — paper states no ε (fedrepro nominal %s)", fmtEps(g.final("eps_claimed")))
 	}
 	return report.PrivacyFigure{What: what, Claimed: report.JSONFloat(claimed), Audited: report.JSONFloat(g.final("eps"))}
 }
