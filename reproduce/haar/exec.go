@@ -115,8 +115,20 @@ func privacyFacts(f runner.Metrics, b *built, cfg RunConfig, e *fl.Engine, np in
 	// Absolute per-coordinate std of the noise in one averaged gradient
 	// (sample level) or one global update (user level), round 0.
 	f["noise_std"] = b.mech.PerCoordinateStd(b.sigma0, np) * b.clip / b.denom
-	if w, ok := b.mech.(*dpfl.Wavelet); ok {
+	inner := b.mech
+	if pe, ok := inner.(*perExample); ok {
+		inner = pe.inner
+		f["lot_others_min"] = float64(pe.others)
+	}
+	if w, ok := inner.(*dpfl.Wavelet); ok {
 		f["coef_scale"] = w.CoefScale(b.sigma0, np)
+	}
+	// The per-example reading's effective multiplier covers the mean shift
+	// with probability ≥ 1 − δ/2 (lots with fewer other examples than
+	// assumed take the other δ/2; noiseper.go): its accountant runs at δ/2.
+	deltaActual := cfg.Delta
+	if _, ok := b.mech.(*perExample); ok {
+		deltaActual = cfg.Delta / 2
 	}
 	var ledgers []*dpfl.Ledger
 	if cfg.Level == "user" {
@@ -141,7 +153,7 @@ func privacyFacts(f runner.Metrics, b *built, cfg RunConfig, e *fl.Engine, np in
 		if err != nil {
 			return err
 		}
-		a, err := l.Epsilon(cfg.Delta, true)
+		a, err := l.Epsilon(deltaActual, true)
 		if err != nil {
 			return err
 		}
@@ -208,6 +220,10 @@ func buildAlgorithm(cfg RunConfig, m model.Model, init []float64, sp *split, key
 		b.q = math.Min(1, cfg.Lot/float64(n))
 		b.denom = b.q * float64(n)
 		b.perRound = cfg.Epochs * dpfl.StepsPerEpoch(n, cfg.Lot)
+		if perExampleNoise(cfg) && cfg.Method != "gauss_matched" {
+			mech = newPerExample(mech, n, b.q, cfg.Rounds*b.perRound, cfg.Delta)
+			b.mech = mech
+		}
 	} else {
 		b.q = cfg.Q
 		b.denom = cfg.Q * float64(len(sp.clients))
@@ -227,10 +243,15 @@ func buildAlgorithm(cfg RunConfig, m model.Model, init []float64, sp *split, key
 	case "gauss_matched":
 		// Vanilla noise with WAV's per-coordinate std (in absolute terms):
 		// σ' = std_WAV(σ)·C_WAV / C.
-		w := dpfl.NewWavelet(dom, dpfl.Lemma2)
+		// Under the per-example reading WAV's summed noise has √L times the
+		// per-lot std (L the expected lot): σ' matches that.
+		var w dpfl.Mechanism = dpfl.NewWavelet(dom, dpfl.Lemma2)
 		cw, err := clipFor(w)
 		if err != nil {
 			return nil, err
+		}
+		if perExampleNoise(cfg) {
+			w = newPerExample(w, n, b.q, cfg.Rounds*b.perRound, cfg.Delta)
 		}
 		b.sigma0 = w.PerCoordinateStd(cfg.Sigma, m.NumParams()) * cw / b.clip
 		sched = dpfl.Constant{Sigma: b.sigma0, C: b.clip}

@@ -13,9 +13,22 @@ import (
 // figureExperiment writes an experiment's accuracy table, gains against the
 // paper, qualitative claims and accuracy curves.
 func (w *reportWriter) figureExperiment(doc *report.Doc, e *Experiment) error {
-	what := "Figs 7–9 (sample-level DP)"
-	if e.Level == "user" {
-		what = "Figs 10–12 (user-level DP)"
+	var ran, missing []int
+	for _, ds := range e.Datasets {
+		if n, ok := paperFigure(e.Level, ds); ok {
+			if w.sets.available(ds) {
+				ran = append(ran, n)
+			} else {
+				missing = append(missing, n)
+			}
+		}
+	}
+	what := fmt.Sprintf("%s (%s-level DP)", figList(ran), e.Level)
+	if len(ran) == 0 {
+		what = fmt.Sprintf("no figure (%s-level DP)", e.Level)
+	}
+	if len(missing) > 0 {
+		what += fmt.Sprintf("; %s not run (no data)", figList(missing))
 	}
 	doc.H(2, "%s — %s", e.Name, what)
 	doc.P("%s. Final test accuracy (%%) after %d rounds, mean ± std over seeds; ε actual / claimed at δ = %g under each σ column.", e.Description, e.Rounds, w.s.Delta)

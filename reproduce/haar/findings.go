@@ -2,6 +2,8 @@ package haar
 
 import (
 	"fmt"
+
+	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"math"
 	"slices"
 	"sort"
@@ -17,8 +19,7 @@ func (w *reportWriter) findings() []string {
 	st := w.wav
 	var out []string
 	if st.cells > 0 {
-		out = append(out, fmt.Sprintf("At the paper's own calibration (σ_c = σ_Haar, Lemma 2) WAV beats vanilla DP at the same nominal σ in **%d of %d** cells (paper: %d of the %d it reports), and its gain grows with σ in %d of %d dataset/level groups (paper: %d of %d).",
-			st.wins, st.cells, st.paperWins, st.paperCells, st.grows, st.groups, st.pGrows, st.paperGroups))
+		out = append(out, calibrationFinding(st))
 		if n := len(st.oursOverPaper); n > 0 {
 			r := append([]float64(nil), st.oursOverPaper...)
 			slices.Sort(r)
@@ -32,10 +33,17 @@ func (w *reportWriter) findings() []string {
 			}
 			out = append(out, fmt.Sprintf("Our gains are %s the paper's text-reported ones: median ratio ours/paper %.2f (range %.2f–%.2f over %d cells); the paper's models, hyper-parameters and absolute accuracies are unknown, so only the pattern is comparable.", size, med, r[0], r[n-1], n))
 		}
+	}
+	for _, a := range st.alt {
+		if a.cells > 0 {
+			out = append(out, altFinding(a))
+		}
+	}
+	if st.allCells > 0 {
 		if st.minInflation > 1 {
-			out = append(out, fmt.Sprintf("The ε this calibration really has (accountant on the mechanism's effective noise multiplier) exceeds the claimed one by a factor of at least **%.2g** in every cell: Lemma 2's claim of vanilla's ε does not hold for the mechanism as implemented from the paper's algorithms.", st.minInflation))
+			out = append(out, fmt.Sprintf("The ε this calibration really has (accountant on the mechanism's effective noise multiplier) exceeds the claimed one by a factor of at least **%.2g** in every one of the %d cells (all models): Lemma 2's claim of vanilla's ε does not hold for the mechanism as implemented from the paper's algorithms.", st.minInflation, st.allCells))
 		} else {
-			out = append(out, fmt.Sprintf("The ε this calibration really has (accountant on the mechanism's effective noise multiplier) is at most the claimed one in at least one cell (smallest ratio actual/claimed %.3g).", st.minInflation))
+			out = append(out, fmt.Sprintf("The ε this calibration really has (accountant on the mechanism's effective noise multiplier) is at most the claimed one in at least one of the %d cells (smallest ratio actual/claimed %.3g).", st.allCells, st.minInflation))
 		}
 		if st.matchCells > 0 || st.corrCells > 0 {
 			var parts []string
@@ -45,8 +53,11 @@ func (w *reportWriter) findings() []string {
 			if st.corrCells > 0 {
 				parts = append(parts, fmt.Sprintf("calibrated so that its ε really equals vanilla's, WAV is below vanilla in %d of %d cells", st.corrLoses, st.corrCells))
 			}
-			out = append(out, "Where WAV's gain comes from: "+strings.Join(parts, "; ")+".")
+			out = append(out, "Where WAV's gain comes from (all models): "+strings.Join(parts, "; ")+".")
 		}
+	}
+	for _, r := range w.read {
+		out = append(out, readingFinding(r))
 	}
 	if w.t3.rows > 0 {
 		out = append(out, fmt.Sprintf("Table III (DP-SGD, DP-Adam, DP-AdaGrad): the gain of WAV's noise grows monotonically with σ in %d of %d optimizer rows (paper: %d of %d).", w.t3.grows, w.t3.rows, w.t3.paperGrows, w.t3.paperRows))
@@ -58,30 +69,117 @@ func (w *reportWriter) findings() []string {
 	return out
 }
 
+// calibrationFinding is the opening sentence: WAV against vanilla on the
+// primary model, each of the paper's cells counted once.
+func calibrationFinding(st wavStats) string {
+	return fmt.Sprintf("At the paper's own calibration (σ_c = σ_Haar, Lemma 2) WAV beats vanilla DP at the same nominal σ in **%d of %d** of the paper's cells we ran (paper: a gain in %d of the %d it reports; each cell counted once), and its gain grows with σ in %d of %d dataset/level groups (paper: %d of %d).",
+		st.wins, st.cells, st.paperWins, st.paperCells, st.grows, st.groups, st.pGrows, st.paperGroups)
+}
+
+// altFinding says how a second model on the same paper cells agrees.
+func altFinding(a altStats) string {
+	model := map[string]string{"logreg": "LogReg", "mlp": "MLP"}[a.model]
+	if model == "" {
+		model = a.model
+	}
+	s := fmt.Sprintf("The %s stand-in (%s, a second model on %d of the same paper cells, not counted above) has WAV ahead of vanilla in %d of %d", model, a.exp, a.cells, a.wins, a.cells)
+	if a.paperCells > 0 {
+		s += fmt.Sprintf("; the sign of its gain agrees with the paper's in %d of %d", a.paperAgr, a.paperCells)
+	}
+	return s + "."
+}
+
+// fitCounts are, per search region of the table3-fit audit, the dataset ×
+// conversion fits that reproduce Table III's three ε to print precision,
+// those within 5 %, and the fits' worst relative errors and (q, T).
+type fitCounts struct {
+	fits, consistent, within int
+	minWorst, maxWorst       float64 // over the fits, each fit's worst |rel_error|
+	withinAt                 []string
+}
+
+// table3FitCounts reads the table3-fit audit per region ("any" for rows of
+// an audit without regions).
+func table3FitCounts(t audit.Table) map[string]*fitCounts {
+	type key struct{ region, ds, conv string }
+	type acc struct {
+		consistent, within bool
+		worst              float64
+		q                  float64
+		steps              string
+	}
+	fits := map[key]*acc{}
+	var keys []key
+	for _, r := range t.Rows {
+		reg := fmt.Sprint(r["region"])
+		if r["region"] == nil {
+			reg = "any"
+		}
+		k := key{reg, fmt.Sprint(r["dataset"]), fmt.Sprint(r["conversion"])}
+		a := fits[k]
+		if a == nil {
+			a = &acc{consistent: true, within: true}
+			fits[k] = a
+			keys = append(keys, k)
+		}
+		a.consistent = a.consistent && r["consistent"] == true
+		a.within = a.within && r["within_5pct"] == true
+		if e, ok := report.RowFloat(r, "rel_error"); ok {
+			a.worst = math.Max(a.worst, math.Abs(e))
+		}
+		if q, ok := report.RowFloat(r, "fit_q"); ok {
+			a.q = q
+		}
+		a.steps = fmt.Sprint(r["fit_steps"])
+	}
+	out := map[string]*fitCounts{}
+	for _, k := range keys {
+		a := fits[k]
+		c := out[k.region]
+		if c == nil {
+			c = &fitCounts{minWorst: math.Inf(1), maxWorst: math.Inf(-1)}
+			out[k.region] = c
+		}
+		c.fits++
+		if a.consistent {
+			c.consistent++
+		}
+		if a.within {
+			c.within++
+			c.withinAt = append(c.withinAt, fmt.Sprintf("%s/%s q = %.3g, T = %s", k.ds, k.conv, a.q, a.steps))
+		}
+		c.minWorst, c.maxWorst = math.Min(c.minWorst, a.worst), math.Max(c.maxWorst, a.worst)
+	}
+	return out
+}
+
+// fitSentence is the Table III fit part of the audit finding.
+func fitSentence(c map[string]*fitCounts) string {
+	a := c["any"]
+	if a == nil {
+		return ""
+	}
+	s := fmt.Sprintf("one (q, T) per dataset reproduces Table III's three ε to print precision in %d of %d dataset × conversion fits anywhere (%d within 5 %%", a.consistent, a.fits, a.within)
+	if len(a.withinAt) > 0 {
+		s += ": " + strings.Join(a.withinAt, "; ")
+	}
+	s += ")"
+	if p := c["plausible"]; p != nil {
+		s += fmt.Sprintf(", and in %d of %d restricted to a plausible training configuration (1/600 ≤ q ≤ 0.1, 1 ≤ qT ≤ 15000 epochs; %d within 5 %%, worst errors %.1f–%.1f %%)", p.consistent, p.fits, p.within, 100*p.minWorst, 100*p.maxWorst)
+		if p.within == 0 && a.within > 0 {
+			s += ": the 5 % fits need a configuration outside that range"
+		}
+	}
+	return s
+}
+
 // auditFinding summarises the Table III fit and the Lemma 2 game.
 func (w *reportWriter) auditFinding() string {
 	var parts []string
 	if t, ok := report.AuditTable(w.auditTables, "table3-fit"); ok {
-		type key struct{ ds, conv string }
-		consistent, within := map[key]bool{}, map[key]bool{}
-		for _, r := range t.Rows {
-			k := key{fmt.Sprint(r["dataset"]), fmt.Sprint(r["conversion"])}
-			if _, seen := consistent[k]; !seen {
-				consistent[k], within[k] = true, true
-			}
-			consistent[k] = consistent[k] && r["consistent"] == true
-			within[k] = within[k] && r["within_5pct"] == true
+		if s := fitSentence(table3FitCounts(t)); s != "" {
+			parts = append(parts, s)
 		}
-		nc, nw := 0, 0
-		for k := range consistent {
-			if consistent[k] {
-				nc++
-			}
-			if within[k] {
-				nw++
-			}
-		}
-		parts = append(parts, fmt.Sprintf("one (q, T) per dataset reproduces Table III's three ε to print precision in %d of %d dataset × conversion fits (%d within 5%%)", nc, len(consistent), nw))
 	}
 	if t, ok := report.AuditTable(w.auditTables, "lemma2-comparison"); ok {
 		exceed, rows := 0, 0
@@ -137,7 +235,7 @@ func (w *reportWriter) headline(results []*runner.Result) *report.Headline {
 		Claims: w.claimCounts, Privacy: st.privacy, Runs: runs, CPUSeconds: cpu}
 	if st.cells > 0 {
 		h.Relations = append(h.Relations,
-			report.Relation{Name: "WAV beats vanilla DP at Lemma 2's calibration (Figs 7–12)", Ours: fmt.Sprintf("%d/%d", st.wins, st.cells), Paper: fmt.Sprintf("%d/%d", st.paperWins, st.paperCells)},
+			report.Relation{Name: fmt.Sprintf("WAV beats vanilla DP at Lemma 2's calibration (%s, each paper cell once)", w.primaryFigures()), Ours: fmt.Sprintf("%d/%d", st.wins, st.cells), Paper: fmt.Sprintf("%d/%d", st.paperWins, st.paperCells)},
 			report.Relation{Name: "its gain grows with σ (dataset/level groups)", Ours: fmt.Sprintf("%d/%d", st.grows, st.groups), Paper: fmt.Sprintf("%d/%d", st.pGrows, st.paperGroups)})
 	}
 	if st.corrCells > 0 {
@@ -151,41 +249,80 @@ func (w *reportWriter) headline(results []*runner.Result) *report.Headline {
 	return h
 }
 
-// scope names what this scale reproduced: the figures and tables of the
-// experiments that ran, on which data sets.
-func (w *reportWriter) scope() string {
-	var what, data []string
-	seenW, seenD := map[string]bool{}, map[string]bool{}
-	for _, e := range w.s.Experiments {
-		ran := false
-		for k := range w.groups {
-			if k.exp == e.Name {
-				ran = true
-				if !seenD[k.ds] {
-					seenD[k.ds] = true
-					data = append(data, datasetLabel[k.ds])
-				}
-			}
-		}
-		if !ran {
-			continue
-		}
-		for _, x := range []string{figLabel(e.Figure), tableLabel(e.Table)} {
-			if x != "" && !seenW[x] {
-				seenW[x] = true
-				what = append(what, x)
+// primaryFigures names the paper figures of the primary figure runs.
+func (w *reportWriter) primaryFigures() string {
+	var ns []int
+	for k, g := range w.groups {
+		if g.cfg.Figure != "" {
+			if n, ok := paperFigure(g.cfg.Level, k.ds); ok {
+				ns = append(ns, n)
 			}
 		}
 	}
+	return figList(ns)
+}
+
+// scope names what this scale reproduced: the paper's figures and tables
+// of the runs actually present (a figure per level and dataset), on which
+// data sets.
+func (w *reportWriter) scope() string {
+	var figs []int
+	var tables, data []string
+	seenF, seenT, seenD := map[int]bool{}, map[string]bool{}, map[string]bool{}
+	for k, g := range w.groups {
+		if !seenD[k.ds] {
+			seenD[k.ds] = true
+			data = append(data, datasetLabel[k.ds])
+		}
+		if g.cfg.Figure != "" {
+			if n, ok := paperFigure(g.cfg.Level, k.ds); ok && !seenF[n] {
+				seenF[n] = true
+				figs = append(figs, n)
+			}
+		}
+		if t := g.cfg.Table; t != "" && !seenT[t] {
+			seenT[t] = true
+			tables = append(tables, tableLabel(t))
+		}
+	}
+	sort.Ints(figs)
+	sort.Strings(tables)
 	sort.Strings(data)
+	var what []string
+	if len(figs) > 0 {
+		what = append(what, figList(figs))
+	}
+	what = append(what, tables...)
 	return fmt.Sprintf("%s on %s (logistic regression and MLP stand in for the CNNs); ε of every run and Table III's ε audited", strings.Join(what, ", "), strings.Join(data, ", "))
 }
 
-func figLabel(f string) string {
-	if f == "" {
-		return ""
+// paperFigure is the number of the paper's figure for a privacy level and
+// dataset: sample level Figs 7 (MNIST), 8 (Fashion-MNIST), 9 (CIFAR-10);
+// user level Figs 10, 11, 12 (§6.3–6.4).
+func paperFigure(level, ds string) (int, bool) {
+	base := map[string]int{"sample": 7, "user": 10}[level]
+	off, ok := map[string]int{"mnist": 0, "fashion_mnist": 1, "cifar10": 2}[ds]
+	if base == 0 || !ok {
+		return 0, false
 	}
-	return "Figs " + strings.ReplaceAll(f, "-", "–")
+	return base + off, true
+}
+
+// figList names figure numbers for readers: "Fig 8", "Figs 8 and 11",
+// "Figs 7, 8 and 9" (sorted, duplicates dropped).
+func figList(ns []int) string {
+	ns = slices.Compact(slices.Sorted(slices.Values(ns)))
+	var s []string
+	for _, n := range ns {
+		s = append(s, fmt.Sprint(n))
+	}
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return "Fig " + s[0]
+	}
+	return "Figs " + strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }
 
 func tableLabel(t string) string {

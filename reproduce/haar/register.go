@@ -69,6 +69,9 @@ func components() []string {
 	for _, d := range slices.Sorted(maps.Keys(clipDomains)) {
 		out = append(out, "clip_domain:"+d)
 	}
+	for _, r := range noisePerReadings {
+		out = append(out, "noise_per:"+r)
+	}
 	return out
 }
 
@@ -77,6 +80,13 @@ func uses(cfg RunConfig) []string {
 	out := []string{"level:" + cfg.Level, "method:" + cfg.Level + "/" + cfg.Method, "optimizer:" + cfg.Optimizer, "model:" + cfg.Model}
 	if d := clipDomainOf(cfg); d != "" {
 		out = append(out, "clip_domain:"+d)
+	}
+	if cfg.Level == "sample" && cfg.Method != "nonprivate" {
+		r := noisePerLot
+		if perExampleNoise(cfg) {
+			r = noisePerExample
+		}
+		out = append(out, "noise_per:"+r)
 	}
 	return out
 }

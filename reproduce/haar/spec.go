@@ -87,7 +87,11 @@ type Experiment struct {
 	// same for the privacy-corrected WAV.
 	WavDomain       string `yaml:"wav_domain"`
 	CorrectedDomain string `yaml:"corrected_domain"`
-	EvalEvery       int    `yaml:"eval_every"`
+	// NoisePer is Algorithm 1's reading for the wavelet mechanisms at the
+	// sample level: lot (one draw per lot, the default) or example (one
+	// draw per example inside the lot loop, as printed); see noiseper.go.
+	NoisePer  string `yaml:"noise_per"`
+	EvalEvery int    `yaml:"eval_every"`
 }
 
 // Methods the experiments know, in report order.
@@ -118,7 +122,11 @@ type RunConfig struct {
 	WavDomain       string   `json:"wav_domain"`
 	CorrectedDomain string   `json:"corrected_domain"`
 	Delta           float64  `json:"delta"`
-	EvalEvery       int      `json:"eval_every"`
+	// NoisePer is "example" for Algorithm 1's per-example reading and empty
+	// for the default per-lot one (empty, not "lot", so that the runs
+	// recorded before the option existed keep their configuration hash).
+	NoisePer  string `json:"noise_per,omitempty"`
+	EvalEvery int    `json:"eval_every"`
 }
 
 // specs loads this paper's specs (embedded, or the user's --spec file).
@@ -269,7 +277,35 @@ func (e *Experiment) validate() error {
 	if _, err := parseDomain(e.CorrectedDomain); err != nil {
 		return fmt.Errorf("corrected_domain: %w", err)
 	}
+	if e.NoisePer != "" && !slices.Contains(noisePerReadings, e.NoisePer) {
+		return fmt.Errorf("noise_per %q (want one of %v)", e.NoisePer, noisePerReadings)
+	}
+	if e.NoisePer == noisePerExample && e.Level != "sample" {
+		return fmt.Errorf("noise_per example is Algorithm 1's (sample level) reading; level %s releases one aggregate", e.Level)
+	}
 	return nil
+}
+
+// perExampleNoise reports whether a run's mechanism draws noise per example
+// (Algorithm 1 as printed): the wavelet methods, and the Gaussian control
+// matched to them, of a noise_per: example experiment.
+func perExampleNoise(cfg RunConfig) bool {
+	if cfg.NoisePer != noisePerExample {
+		return false
+	}
+	switch cfg.Method {
+	case "wav", "wav_literal", "wav_corrected", "gauss_matched":
+		return true
+	}
+	return false
+}
+
+// noisePerOf is the reading a run uses ("lot" or "example").
+func noisePerOf(cfg RunConfig) string {
+	if cfg.NoisePer == noisePerExample {
+		return noisePerExample
+	}
+	return noisePerLot
 }
 
 // sigmaLabel formats σ for a cell label ("1", "1.5", "3").
@@ -302,6 +338,9 @@ func (s *Spec) Plan(available func(dataset string) bool) ([]runner.Run, error) {
 							Lot: e.Lot, Batch: e.Batch, Frac: e.Frac, Q: e.Q, LR: e.LR[opt], Momentum: e.Momentum,
 							Dyn: e.Dyn, WavDomain: e.WavDomain, CorrectedDomain: e.CorrectedDomain,
 							Delta: s.Delta, EvalEvery: max(e.EvalEvery, 1),
+						}
+						if e.NoisePer == noisePerExample {
+							cfg.NoisePer = noisePerExample
 						}
 						cell := fmt.Sprintf("%s/%s/%s/sigma-%s", ds, opt, m, sigmaLabel(sigma))
 						for _, seed := range seeds {
