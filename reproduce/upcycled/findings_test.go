@@ -4,6 +4,11 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/fedrepro/fedrepro/golden"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
+	"github.com/fedrepro/fedrepro/reproduce/report"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // A table is judged by its fixed-hyper-parameter comparison on the released
@@ -133,10 +138,45 @@ func TestPrivateFindingCountsModesSeparately(t *testing.T) {
 }
 
 // Cells of a generated draw carry Δ but no agreement mark and are not
-// counted; the released data's are marked and counted.
+// counted; the released data's are marked and counted. The planted check:
+// the same numbers under the released source do get marks.
 func TestGeneratedCellsAreNotMarked(t *testing.T) {
-	if comparableSource("generated") || !comparableSource("released") {
-		t.Fatal("comparableSource")
+	nums, err := paper.LoadNumbersFS(golden.Papers, "upcycled")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, _ := nums.Table("1")
+	exp := &Experiment{Name: "table1", Table: "1", Privacy: "none", Model: "logreg", Datasets: []string{"syn_0.5_0.5"},
+		Sources: []string{"released", "generated"}, Methods: []string{"fedavg"}, Modes: []string{"upstream"}}
+	mk := func(acc ...float64) *group {
+		return &group{finals: map[string][]float64{"acc": acc, "loss": {1, 1, 1, 1}}}
+	}
+	for _, so := range []string{"generated", "released"} {
+		w := &reportWriter{groups: map[gkey]*group{
+			{"table1", so, "syn_0.5_0.5", "fedavg", "baseline", "upstream"}: mk(0.91, 0.915, 0.912, 0.918),
+			{"table1", so, "syn_0.5_0.5", "fedavg", "upcycled", "upstream"}: mk(0.92, 0.921, 0.919, 0.925),
+		}, summary: &report.Summary{}}
+		doc := &report.Doc{}
+		line, ok := w.fixedTable(doc, "1", pt, exp, so, "upstream", 1, 1)
+		if !ok {
+			t.Fatalf("%s: no table", so)
+		}
+		text := doc.String()
+		marked := strings.ContainsAny(text, "✓≈✗")
+		o := w.outcomes[0]
+		switch so {
+		case "generated":
+			if marked || o.marks.compared != 0 || !strings.Contains(line, "different data") {
+				t.Errorf("generated data marked (%d compared):\n%s", o.marks.compared, text)
+			}
+			if o.wins != 1 || o.cells != 1 {
+				t.Errorf("generated data: wins %d/%d, want 1/1 (wins are still counted)", o.wins, o.cells)
+			}
+		case "released":
+			if !marked || o.marks.compared != 2 {
+				t.Errorf("released data not marked (%d compared):\n%s", o.marks.compared, text)
+			}
+		}
 	}
 }
 
@@ -183,5 +223,44 @@ func TestCalibrateEqualEps(t *testing.T) {
 	}
 	if _, err := CalibrateEqualEps(1, 1e-5, 0, 80, false, "paper"); err == nil {
 		t.Error("τ = 0 calibrated")
+	}
+}
+
+// Every method of a figure gets its own colour: the palette has a distinct
+// colour per method of methodOrder, methodPanels numbers the methods drawn
+// in order, and a colour beyond the palette is an error, not a reuse.
+func TestPanelColoursAreUnique(t *testing.T) {
+	seen := map[[4]uint8]bool{}
+	for i := range methodOrder {
+		c, err := panelColor(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := [4]uint8{c.R, c.G, c.B, c.A}
+		if seen[k] {
+			t.Fatalf("colour %d repeats", i)
+		}
+		seen[k] = true
+	}
+	if _, err := panelColor(len(methodPalette)); err == nil {
+		t.Error("a colour beyond the palette was given")
+	}
+	g := &group{res: []*runner.Result{{Rounds: []runner.Metrics{{"t": 0, "loss": 1}, {"t": 1, "loss": 0.5}}}}}
+	panels := methodPanels(func(m, v string) *group {
+		if m == "fedavg" || m == "fedyogi" || m == "scaffold" {
+			return g
+		}
+		return nil
+	}, func(string) func(runner.Metrics) float64 { return func(m runner.Metrics) float64 { return m["t"] } })
+	if len(panels) != 3 {
+		t.Fatalf("%d panels, want 3", len(panels))
+	}
+	for i, p := range panels {
+		if len(p.Series) != 2 || p.Series[0].Color != i || p.Series[1].Color != i || !p.Series[0].Dashed || p.Series[1].Dashed {
+			t.Errorf("panel %d (%s): %+v", i, p.Title, p.Series)
+		}
+	}
+	if err := savePanels("t", panels, t.TempDir()+"/f"); err != nil {
+		t.Error(err)
 	}
 }
