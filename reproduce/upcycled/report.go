@@ -518,6 +518,7 @@ func (w *reportWriter) notReproduced(doc *report.Doc) {
 		"FEMNIST full scale (Table 4, Fig 9): needs the 26-letter LEAF FEMNIST; runs at the `paper` scale when supplied with --data-dir.",
 	}
 	if w.o.Scale == "default" {
+		items = append(items, "Table 3 on the generated draw: not run at this scale (the draw is not the paper's data, so it cannot be compared with the paper; Table 1's generated rows and the data comparison beside them show what the draw changes), to keep `make reproduce` within its two-minute budget; `fedrepro reproduce --paper upcycled --scale paper` runs it (and both modes on both data sources).")
 		items = append(items, "pFedMe under privacy (Figs 3–4) runs only on Syn(iid) with output perturbation at this scale (for Table 5): its K = 5 inner steps per batch with all clients every round make the four-dataset sweep a `paper`-scale job (`--scale paper`).")
 	}
 	items = append(items, notRun(w.s, w.src)...)
