@@ -134,6 +134,9 @@ func (w *reportWriter) findings() []string {
 	if len(rest) > 0 {
 		out = append(out, "Upcycled's wins over its baseline in the other settings: "+strings.Join(rest, "; ")+".")
 	}
+	for _, g := range w.dataGaps {
+		out = append(out, fmt.Sprintf("Generated data (Table %s; a fresh draw, not the paper's data, so not marked against it): %s", g.table, g.sentence))
+	}
 	if s := w.privateFinding(); s != "" {
 		out = append(out, s)
 	}
