@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/golden"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
@@ -124,6 +125,17 @@ func TestPrivateFindingCountsModesSeparately(t *testing.T) {
 	}
 	if strings.Contains(s, "26 of 49") || strings.Contains(s, "38 of 48") {
 		t.Errorf("finding pools the modes:\n%s", s)
+	}
+	// The ε both arms spend at least comes from the audit's rows of the
+	// released mechanism (other sensitivities ignored).
+	w.auditTables = []audit.Table{{ID: auditMechanismID, Rows: []audit.Row{
+		{"std_mode": stdReleased, "variant": "baseline", "sensitivity": sensReleased, "eps_exact": 16762.0},
+		{"std_mode": stdReleased, "variant": "upcycled", "sensitivity": sensReleased, "eps_exact": 20373.0},
+		{"std_mode": "paper_sigma", "variant": "baseline", "sensitivity": sensReleased, "eps_exact": 418000.0},
+		{"std_mode": stdReleased, "variant": "baseline", "sensitivity": sensPaperAddOne, "eps_exact": 3.5},
+	}}}
+	if s := w.privateFinding(); !strings.Contains(s, "spends ε ≥ 16762") {
+		t.Errorf("least ε not from the released mechanism's rows:\n%s", s)
 	}
 	h := w.headline(nil)
 	n := 0
