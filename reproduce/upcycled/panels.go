@@ -75,7 +75,8 @@ func sharedRange(panels []report.Figure) (x0, x1, y0, y1 float64) {
 	if y0 == y1 {
 		y0, y1 = y0-0.5, y1+0.5
 	}
-	return x0, x1, y0, y1
+	pad := 0.03 * (y1 - y0) // a curve starting at the top stays visible
+	return x0, x1, y0 - pad, y1 + pad
 }
 
 // panelPlot draws one panel on the shared ranges.
