@@ -134,6 +134,9 @@ func (w *reportWriter) findings() []string {
 	if len(rest) > 0 {
 		out = append(out, "Upcycled's wins over its baseline in the other settings: "+strings.Join(rest, "; ")+".")
 	}
+	if s := w.modeFinding(); s != "" {
+		out = append(out, s)
+	}
 	for _, g := range w.dataGaps {
 		out = append(out, fmt.Sprintf("Generated data (Table %s; a fresh draw, not the paper's data, so not marked against it): %s", g.table, g.sentence))
 	}
@@ -154,6 +157,46 @@ func (w *reportWriter) findings() []string {
 	}
 	out = append(out, report.ClaimsFinding("upcycled", w.claimCounts))
 	return out
+}
+
+// modeFinding says, per table run in both modes on the released data with
+// fixed hyper-parameters, which implementation the printed accuracies
+// match: the released code's loss (upstream mode) or the published one
+// (paper mode), counted as cells within a point (✓ or ≈).
+func (w *reportWriter) modeFinding() string {
+	var parts []string
+	for _, t := range []string{"1", "3"} {
+		var up, pp *tableOutcome
+		for i := range w.outcomes {
+			o := &w.outcomes[i]
+			if o.table != t || o.tuned || o.source != "released" || o.marks.compared == 0 {
+				continue
+			}
+			switch o.mode {
+			case "upstream":
+				up = o
+			case "paper":
+				pp = o
+			}
+		}
+		if up == nil || pp == nil {
+			continue
+		}
+		a, b := up.marks.agree+up.marks.close, pp.marks.agree+pp.marks.close
+		which := "the released code's loss (double softmax, upstream mode)"
+		switch {
+		case b > a:
+			which = "the published loss (paper mode)"
+		case a == b:
+			which = "both implementations equally"
+		}
+		parts = append(parts, fmt.Sprintf("Table %s's printed accuracies match %s: within a point in %d of %d cells in upstream mode, %d of %d in paper mode (Upcycled beats its baseline in %d/%d and %d/%d)",
+			t, which, a, up.marks.compared, b, pp.marks.compared, up.wins, up.cells, pp.wins, pp.cells))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Both implementations on the released data, fixed hyper-parameters: " + strings.Join(parts, "; ") + "."
 }
 
 // attribOrder names the attribution verdicts in reading order.

@@ -276,3 +276,27 @@ func TestPanelColoursAreUnique(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// The mode finding names the implementation whose cells agree more often
+// with the printed ones, with its counts; a planted swap of the counts
+// swaps the verdict.
+func TestModeFinding(t *testing.T) {
+	mc := func(agree, close, off int) markCounts {
+		return markCounts{agree: agree, close: close, off: off, compared: agree + close + off}
+	}
+	w := &reportWriter{outcomes: []tableOutcome{
+		{table: "1", source: "released", mode: "upstream", wins: 19, cells: 28, marks: mc(25, 6, 25)},
+		{table: "1", source: "released", mode: "paper", wins: 13, cells: 28, marks: mc(5, 8, 43)},
+		{table: "1", source: "generated", mode: "upstream", wins: 20, cells: 28},
+		{table: "3", source: "released", mode: "upstream", wins: 20, cells: 28, marks: mc(28, 7, 21)},
+	}}
+	s := w.modeFinding()
+	want := "Table 1's printed accuracies match the released code's loss (double softmax, upstream mode): within a point in 31 of 56 cells in upstream mode, 13 of 56 in paper mode (Upcycled beats its baseline in 19/28 and 13/28)"
+	if !strings.Contains(s, want) || strings.Contains(s, "Table 3") {
+		t.Errorf("mode finding:\n%s\nwant %q and no Table 3 (one mode only)", s, want)
+	}
+	w.outcomes[0].marks, w.outcomes[1].marks = w.outcomes[1].marks, w.outcomes[0].marks
+	if s := w.modeFinding(); !strings.Contains(s, "match the published loss (paper mode): within a point in 13 of 56 cells in upstream mode, 31 of 56 in paper mode") {
+		t.Errorf("swapped counts:\n%s", s)
+	}
+}
