@@ -2,7 +2,10 @@ package upcycled
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"sync"
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/fl"
@@ -46,6 +49,13 @@ func Execute(ctx context.Context, fed *data.Federated, cfg RunConfig, seed uint6
 	if err != nil {
 		return nil, err
 	}
+	every := max(cfg.EvalEvery, 1)
+	key := finalKey(fed, cfg, seed)
+	if every >= cfg.Iterations {
+		if v, ok := lastEvals.Load(key); ok && v.(lastEval).fed == fed {
+			return v.(lastEval).outcome(), nil
+		}
+	}
 	var m model.Model
 	switch cfg.Model {
 	case "logreg":
@@ -55,9 +65,9 @@ func Execute(ctx context.Context, fed *data.Federated, cfg RunConfig, seed uint6
 	default:
 		return nil, fmt.Errorf("unknown model %q", cfg.Model)
 	}
-	key := RunKey(seed, cfg.Source, cfg.Dataset)
+	rk := RunKey(seed, cfg.Source, cfg.Dataset)
 	init := make([]float64, m.NumParams())
-	m.Init(init, key.Derive("init").Rand())
+	m.Init(init, rk.Derive("init").Rand())
 
 	name, _ := algorithmOf(cfg.Method, cfg.Params, cfg.Mode)
 	alg, err := fl.NewAlgorithm(name, cfg.Params)
@@ -93,14 +103,13 @@ func Execute(ctx context.Context, fed *data.Federated, cfg RunConfig, seed uint6
 		Sampling: fl.Uniform, Frac: cfg.Frac, Stragglers: cfg.Stragglers,
 		Local: fl.LocalConfig{Epochs: cfg.Epochs, BatchSize: cfg.Batch, LR: cfg.LR, Momentum: cfg.Momentum, Upstream: mode == upcycled.Upstream},
 	}
-	e, err := fl.New(m, trains, alg, flcfg, key, init, hooks)
+	e, err := fl.New(m, trains, alg, flcfg, rk, init, hooks)
 	if err != nil {
 		return nil, err
 	}
 	ev := newEvaluator(m, fed, alg, e)
 	sched := upcycled.Schedule{Iterations: cfg.Iterations, Upcycled: cfg.Variant == "upcycled", Coef: cfg.Coef}
 	out := &runner.Outcome{}
-	every := max(cfg.EvalEvery, 1)
 	if every < cfg.Iterations {
 		first := ev.metrics() // the curve starts at the initial model
 		first["t"] = 0
@@ -134,7 +143,54 @@ func Execute(ctx context.Context, fed *data.Federated, cfg RunConfig, seed uint6
 		}
 	}
 	out.Counters = e.Server().Counters.Map()
+	lastEvals.Store(key, lastEval{fed: fed, last: maps.Clone(last), counters: maps.Clone(out.Counters)})
 	return out, nil
+}
+
+// Reuse of identical runs. A tuned run whose search selects the fixed
+// hyper-parameters of a table is the same training as that table's run of
+// the same seed (same streams, same data, same configuration but for labels
+// and how often it is evaluated — evaluation reads the model and never
+// draws), so its final evaluation is reused instead of trained again. The
+// memo holds, per process, each run's last evaluation and counters under
+// everything that determines them; it only answers runs that evaluate the
+// final model alone (a curve needs every round), and a miss just trains,
+// so results do not depend on which runs happened to go first.
+var lastEvals sync.Map // finalKey → lastEval
+
+type lastEval struct {
+	// fed is held so that its address, part of the key, is never reused
+	// by another federation while the entry exists.
+	fed      *data.Federated
+	last     runner.Metrics
+	counters runner.Counters
+}
+
+// outcome rebuilds what a final-only run returns from its last evaluation.
+func (l lastEval) outcome() *runner.Outcome {
+	out := &runner.Outcome{Rounds: []runner.Metrics{maps.Clone(l.last)}, Final: runner.Metrics{}, Counters: maps.Clone(l.counters)}
+	for k, v := range l.last {
+		if k != "t" && k != "training" {
+			out.Final[k] = v
+		}
+	}
+	return out
+}
+
+// finalKey names a run by what determines its training: the data (by
+// identity: one loaded federation per source and dataset and process, or a
+// validation split of it), the seed, and the configuration without its
+// labels (experiment, table, figure, provenance of the hyper-parameters),
+// evaluation cadence and tuning fields.
+func finalKey(fed *data.Federated, cfg RunConfig, seed uint64) string {
+	c := cfg
+	c.Experiment, c.Table, c.Figure, c.TunedFrom, c.EvalEvery = "", "", "", "", 0
+	c.Tune, c.BaselineIterations = nil, 0
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic(err) // RunConfig holds only plain values
+	}
+	return fmt.Sprintf("%p|%d|%s", fed, seed, b)
 }
 
 func b2f(b bool) float64 {

@@ -64,6 +64,14 @@ type Experiment struct {
 	Tau   float64            `yaml:"tau"`   // output perturbation clip
 	Sigma map[string]float64 `yaml:"sigma"` // per variant: baseline, upcycled
 	Alpha map[string]float64 `yaml:"alpha"` // per variant
+	// TargetEps, when set (output perturbation only), replaces Sigma: each
+	// variant's noise is calibrated so that the mechanism as run is
+	// (TargetEps, TargetDelta)-DP (equal ε for both arms; equaleps.go).
+	TargetEps   float64 `yaml:"target_eps"`
+	TargetDelta float64 `yaml:"target_delta"`
+	// ModesBySource overrides Modes for a data source (e.g. the paper mode
+	// of Tables 1 and 3 on the released data only).
+	ModesBySource map[string][]string `yaml:"modes_by_source"`
 
 	Model  string `yaml:"model"`  // logreg | mlp
 	Hidden int    `yaml:"hidden"` // MLP hidden width (FEMNIST: 196)
@@ -108,6 +116,13 @@ type RunConfig struct {
 	EvalEvery     int       `json:"eval_every"`
 	// Tune is the grid of a tuned run (nil: LR and Coef are fixed).
 	Tune *TuneConfig `json:"tune,omitempty"`
+	// BaselineIterations is the baseline's T of a tuned Upcycled run whose
+	// grid shares its baseline's learning rate (TuneConfig.SharedLR).
+	BaselineIterations int `json:"baseline_iterations,omitempty"`
+	// TargetEps and TargetDelta record the (ε, δ) an equal-ε run's noise
+	// was calibrated to (Sigma then holds the calibrated value).
+	TargetEps   float64 `json:"target_eps,omitempty"`
+	TargetDelta float64 `json:"target_delta,omitempty"`
 }
 
 var variants = []string{"baseline", "upcycled"}
@@ -187,8 +202,29 @@ func (e *Experiment) validate(s *Spec) error {
 	case e.Momentum < 0 || e.Momentum >= 1:
 		return fmt.Errorf("momentum %g outside [0,1)", e.Momentum)
 	}
+	for src, ms := range e.ModesBySource {
+		if !containsStr(e.Sources, src) {
+			return fmt.Errorf("modes_by_source: source %q not in sources", src)
+		}
+		for _, m := range ms {
+			if !containsStr(e.Modes, m) {
+				return fmt.Errorf("modes_by_source: mode %q of %s not in modes", m, src)
+			}
+		}
+	}
+	if e.TargetEps != 0 {
+		if e.Privacy != "output" {
+			return fmt.Errorf("target_eps needs output perturbation, not %q", e.Privacy)
+		}
+		if !(e.TargetEps > 0) || math.IsInf(e.TargetEps, 0) || !(e.TargetDelta > 0 && e.TargetDelta < 1) {
+			return fmt.Errorf("target (ε, δ) = (%g, %g): want ε > 0 finite and δ in (0,1)", e.TargetEps, e.TargetDelta)
+		}
+		if !(e.Tau > 0) {
+			return fmt.Errorf("target_eps needs tau > 0")
+		}
+	}
 	for _, v := range variants {
-		if e.Privacy == "output" && !(e.Sigma[v] >= 0 && e.Tau > 0) {
+		if e.Privacy == "output" && e.TargetEps == 0 && !(e.Sigma[v] >= 0 && e.Tau > 0) {
 			return fmt.Errorf("output perturbation needs tau > 0 and sigma ≥ 0 for %s", v)
 		}
 		if e.Privacy == "objective" && !(e.Alpha[v] > 0) {
@@ -269,6 +305,10 @@ func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, 
 		}
 		var exp []runner.Run
 		for si, src := range e.Sources {
+			modes := e.Modes
+			if ms, ok := e.ModesBySource[src]; ok {
+				modes = ms
+			}
 			for _, ds := range e.Datasets {
 				if !available(src, ds) {
 					continue
@@ -281,7 +321,7 @@ func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, 
 							return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 						}
 					}
-					for _, mode := range e.Modes {
+					for _, mode := range modes {
 						for _, v := range variants {
 							cfg := RunConfig{
 								Experiment: e.Name, Table: e.Table, Figure: e.Figure,
@@ -298,6 +338,9 @@ func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, 
 							_, cfg.Params = algorithmOf(m, fl.Params{Mu: mu}.WithDefaults(), mode)
 							if v == "upcycled" {
 								cfg.Iterations, cfg.Coef = e.UpcycledIterations, t.C
+								if e.Tune != nil && e.Tune.SharedLR {
+									cfg.BaselineIterations = e.Iterations
+								}
 							}
 							cfg.EvalEvery = e.EvalEvery
 							if cfg.EvalEvery == 0 {
@@ -309,6 +352,13 @@ func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, 
 							switch e.Privacy {
 							case "output":
 								cfg.Tau, cfg.Sigma = e.Tau, e.Sigma[v]
+								if e.TargetEps > 0 {
+									c, err := CalibrateEqualEps(e.TargetEps, e.TargetDelta, e.Tau, cfg.Iterations, v == "upcycled", mode)
+									if err != nil {
+										return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+									}
+									cfg.Sigma, cfg.TargetEps, cfg.TargetDelta = c.Sigma, e.TargetEps, e.TargetDelta
+								}
 							case "objective":
 								cfg.Alpha = e.Alpha[v]
 							}

@@ -38,6 +38,11 @@ type TuneConfig struct {
 	Cs      []float64 `json:"cs" yaml:"cs"`             // Upcycled coefficients to try (Upcycled runs only)
 	Seeds   []uint64  `json:"seeds" yaml:"seeds"`       // seeds of the search runs (distinct from the reported seeds)
 	ValFrac float64   `json:"val_frac" yaml:"val_frac"` // share of each client's training data held out for validation
+	// SharedLR makes an Upcycled run take the learning rate its baseline's
+	// search selects and search c only (the upstream client files, too,
+	// pair one lr with both variants): 5 + 5 grid runs per cell instead of
+	// 5 + 25 on the default grid.
+	SharedLR bool `json:"shared_lr,omitempty" yaml:"shared_lr"`
 }
 
 func (t *TuneConfig) validate() error {
@@ -122,8 +127,20 @@ func gridSearch(ctx context.Context, fed *data.Federated, cfg RunConfig) (*Selec
 		}
 		cs = t.Cs
 	}
+	lrs := t.LRs
+	if cfg.Variant == "upcycled" && t.SharedLR {
+		b, err := baselineOf(cfg)
+		if err != nil {
+			return nil, err
+		}
+		bsel, err := selectHyper(ctx, fed, b)
+		if err != nil {
+			return nil, fmt.Errorf("tune: the baseline's search: %w", err)
+		}
+		lrs = []float64{bsel.LR}
+	}
 	sel := &Selection{ValAcc: math.Inf(-1)}
-	for _, lr := range t.LRs {
+	for _, lr := range lrs {
 		for _, c := range cs {
 			run := cfg
 			run.Tune, run.LR, run.Coef = nil, lr, c
@@ -151,6 +168,21 @@ func gridSearch(ctx context.Context, fed *data.Federated, cfg RunConfig) (*Selec
 		}
 	}
 	return sel, nil
+}
+
+// baselineOf returns the configuration of the baseline run paired with a
+// tuned Upcycled run (as Plan writes it, so its search is shared).
+func baselineOf(cfg RunConfig) (RunConfig, error) {
+	if cfg.BaselineIterations < 1 {
+		return cfg, errors.New("tune: shared_lr needs the baseline's iteration count (baseline_iterations)")
+	}
+	b := cfg
+	b.Variant, b.Coef, b.BaselineIterations = "baseline", 0, 0
+	if cfg.EvalEvery == cfg.Iterations {
+		b.EvalEvery = cfg.BaselineIterations
+	}
+	b.Iterations = cfg.BaselineIterations
+	return b, nil
 }
 
 // ValidationSplit returns fed with each client's training data split in

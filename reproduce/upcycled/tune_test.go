@@ -164,3 +164,88 @@ func TestPlanOrdersTunedRunsBySeedAndDefaultsEvaluation(t *testing.T) {
 		t.Errorf("tuned experiments %v, want table1_tuned and table3_tuned", lastSeed)
 	}
 }
+
+// With shared_lr an Upcycled run takes exactly the lr its baseline's search
+// selects (the baseline's own tuned run agrees) and searches c alone.
+func TestSharedLRTakesTheBaselinesLR(t *testing.T) {
+	fed := smallFed(t)
+	ctx := context.Background()
+	up := tunedConfig()
+	up.Iterations, up.EvalEvery, up.BaselineIterations = 6, 6, 3
+	up.Tune = &TuneConfig{LRs: []float64{0.001, 0.1}, Cs: []float64{0.1, 0.5, 0.9}, Seeds: []uint64{7}, ValFrac: 0.2, SharedLR: true}
+	base := up
+	base.Variant, base.Iterations, base.EvalEvery, base.BaselineIterations = "baseline", 3, 3, 0
+	if b, err := baselineOf(up); err != nil || !reflect.DeepEqual(b, base) {
+		t.Fatalf("baselineOf = %+v, %v; want %+v", b, err, base)
+	}
+	ob, err := Execute(ctx, fed, base, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ou, err := Execute(ctx, fed, up, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grid := ou.Extra.(map[string]any)["grid"].([]GridPoint)
+	if len(grid) != 3 {
+		t.Fatalf("%d grid points, want the 3 coefficients at one lr", len(grid))
+	}
+	for _, g := range grid {
+		if g.LR != ob.Final["lr"] {
+			t.Fatalf("grid point at lr %g, the baseline selected %g", g.LR, ob.Final["lr"])
+		}
+	}
+	if ou.Final["lr"] != ob.Final["lr"] {
+		t.Errorf("Upcycled lr %g, baseline %g", ou.Final["lr"], ob.Final["lr"])
+	}
+	// Without the baseline's T the run refuses, rather than guessing.
+	bad := up
+	bad.BaselineIterations = 0
+	selections.Clear()
+	if _, err := Execute(ctx, fed, bad, 1); err == nil {
+		t.Error("shared_lr without baseline_iterations ran")
+	}
+}
+
+// Reusing a run's last evaluation gives exactly what training again gives:
+// a final-only run equals the final evaluation of the same run evaluated
+// every iteration (evaluation never changes training), for a plain method
+// and for pFedMe (whose evaluation reads the personalised models), and a
+// reused answer equals a freshly trained one.
+func TestReusedRunsEqualTrainedOnes(t *testing.T) {
+	fed := smallFed(t)
+	ctx := context.Background()
+	for _, m := range []string{"fedavg", "pfedme"} {
+		cfg := tunedConfig()
+		cfg.Tune, cfg.LR, cfg.Coef, cfg.Method = nil, 0.05, 0.5, m
+		curve := cfg
+		curve.EvalEvery, curve.Experiment, curve.Figure = 1, "table1", "2"
+		lastEvals.Clear()
+		oc, err := Execute(ctx, fed, curve, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reused, err := Execute(ctx, fed, cfg, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lastEvals.Clear()
+		fresh, err := Execute(ctx, fed, cfg, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(reused, fresh) {
+			t.Errorf("%s: reused %+v, trained %+v", m, reused, fresh)
+		}
+		if !reflect.DeepEqual(oc.Final, fresh.Final) || !reflect.DeepEqual(oc.Counters, fresh.Counters) {
+			t.Errorf("%s: evaluated every iteration %v, final only %v", m, oc.Final, fresh.Final)
+		}
+		// Another seed or learning rate is another run.
+		other := cfg
+		other.LR = 0.01
+		o2, _ := Execute(ctx, fed, other, 2)
+		if reflect.DeepEqual(o2.Final, fresh.Final) {
+			t.Errorf("%s: lr 0.01 answered with lr 0.05's result", m)
+		}
+	}
+}
