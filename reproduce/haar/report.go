@@ -335,6 +335,9 @@ func (w *reportWriter) paperEps(ds string, sigma float64) (float64, bool) {
 func (w *reportWriter) claims(doc *report.Doc) {
 	doc.H(2, "Claims (`fedrepro verify --paper haar`)")
 	w.claimCounts = report.Claims(doc, "haar", proofs.DefaultSeed)
+	if f := report.Convergence(doc, "haar", w.dir, proofs.DefaultSeed); f != "" {
+		doc.Findings(f)
+	}
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {

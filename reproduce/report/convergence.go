@@ -164,8 +164,12 @@ func coveredFamilies(r *conv.Report) []string {
 }
 
 func budgetText(b conv.Budget) string {
-	return fmt.Sprintf("%d points × (%d draws + %d adversarial), MC %d, d = %d: %d evaluations",
-		b.GridPoints, b.Draws, b.Adversarial, b.MC, b.Dim, b.Evaluations)
+	unit := "evaluations"
+	if b.Evaluations == 1 {
+		unit = "evaluation"
+	}
+	return fmt.Sprintf("%d points × (%d draws + %d adversarial), MC %d, d = %d; spent %d %s",
+		b.GridPoints, b.Draws, b.Adversarial, b.MC, b.Dim, b.Evaluations, unit)
 }
 
 func intervalText(m conv.Measurement) string {

@@ -125,9 +125,9 @@ func TestConvergenceSectionRows(t *testing.T) {
 	f := ConvergenceSection(&d, "p", reps, "", 7)
 	md := d.String()
 	for id, want := range map[string][]string{
-		"p-b": {"`p-b`", "", "gd", "**no-counterexample**", "0.75", "huber, quadratic", "2 points × (3 draws + 4 adversarial), MC 5, d = 2: 14 evaluations", "–"},
-		"p-a": {"`p-a`", "", "upcycled", "**violated**", "1.5", "quadratic", "0 points × (0 draws + 0 adversarial), MC 0, d = 0: 0 evaluations", "(not written)"},
-		"p-c": {"`p-c`", "", "gd", "**vacuous**", "–", "", "0 points × (0 draws + 0 adversarial), MC 0, d = 0: 0 evaluations", "–"},
+		"p-b": {"`p-b`", "", "gd", "**no-counterexample**", "0.75", "huber, quadratic", "2 points × (3 draws + 4 adversarial), MC 5, d = 2; spent 14 evaluations", "–"},
+		"p-a": {"`p-a`", "", "upcycled", "**violated**", "1.5", "quadratic", "0 points × (0 draws + 0 adversarial), MC 0, d = 0; spent 0 evaluations", "(not written)"},
+		"p-c": {"`p-c`", "", "gd", "**vacuous**", "–", "", "0 points × (0 draws + 0 adversarial), MC 0, d = 0; spent 0 evaluations", "–"},
 	} {
 		if got := rowCells(md, id); strings.Join(got, "|") != strings.Join(want, "|") {
 			t.Errorf("row %s: %q, want %q", id, got, want)

@@ -500,6 +500,9 @@ func (w *reportWriter) table5(doc *report.Doc) {
 func (w *reportWriter) claims(doc *report.Doc) {
 	doc.H(2, "Claims (`fedrepro verify --paper upcycled`)")
 	w.claimCounts = report.Claims(doc, "upcycled", proofs.DefaultSeed)
+	if f := report.Convergence(doc, "upcycled", w.dir, proofs.DefaultSeed); f != "" {
+		doc.Findings(f)
+	}
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {
