@@ -216,7 +216,7 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 				link := fmt.Sprintf("[%s](figures/%s.png)", methodLabel[m], base)
 				if len(ex.Shape) == 3 {
 					cols := int(math.Ceil(math.Sqrt(float64(ex.GridN))))
-					b, err := GridPNG(ex.Grid, ex.GridN, ex.Shape[0], ex.Shape[1], ex.Shape[2], cols, max(1, 28/ex.Shape[2]))
+					b, err := GridPNG(ex.Grid, ex.GridN, ex.Shape[0], ex.Shape[1], ex.Shape[2], cols, sampleScale(ex.Shape[2]), sampleScale(ex.Shape[2]))
 					if err != nil {
 						return err
 					}
@@ -241,7 +241,7 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 				link := fmt.Sprintf("[real data](figures/%s.png)", base)
 				if prep.image() {
 					cols := int(math.Ceil(math.Sqrt(float64(n))))
-					b, err := GridPNG(ex.Grid, n, prep.shape.C, prep.shape.H, prep.shape.W, cols, max(1, 28/prep.shape.W))
+					b, err := GridPNG(ex.Grid, n, prep.shape.C, prep.shape.H, prep.shape.W, cols, sampleScale(prep.shape.W), sampleScale(prep.shape.W))
 					if err != nil {
 						return err
 					}
