@@ -11,7 +11,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -28,8 +27,50 @@ type Series struct {
 	Std  []float64 // nil: no band
 	// Dashed draws the line dashed (e.g. the baseline of a pair).
 	Dashed bool
-	// Color indexes plotutil's palette; pairs share a colour.
+	// Color indexes Palette. Within one figure (or one Panels) a colour
+	// names one thing: two series may share it only as a pair, one solid
+	// and one dashed (a method and its baseline).
 	Color int
+}
+
+// Palette is the figures' colours: ten hues that stay apart from each
+// other (the Tableau 10 set). A figure that needs more than ten distinct
+// curves is unreadable as one panel and must be split into Panels.
+var Palette = []color.Color{
+	color.NRGBA{0x1f, 0x77, 0xb4, 0xff}, // blue
+	color.NRGBA{0xff, 0x7f, 0x0e, 0xff}, // orange
+	color.NRGBA{0x2c, 0xa0, 0x2c, 0xff}, // green
+	color.NRGBA{0xd6, 0x27, 0x28, 0xff}, // red
+	color.NRGBA{0x94, 0x67, 0xbd, 0xff}, // purple
+	color.NRGBA{0x8c, 0x56, 0x4b, 0xff}, // brown
+	color.NRGBA{0xe3, 0x77, 0xc2, 0xff}, // pink
+	color.NRGBA{0x7f, 0x7f, 0x7f, 0xff}, // grey
+	color.NRGBA{0xbc, 0xbd, 0x22, 0xff}, // olive
+	color.NRGBA{0x17, 0xbe, 0xcf, 0xff}, // cyan
+}
+
+// checkColors refuses a set of series in which a colour stands for two
+// things: an index outside Palette (it would wrap onto another series'
+// colour), or two series with the same colour and the same line style.
+// Series with the same name are the same thing (small multiples repeat
+// a baseline in every panel) and may repeat their colour.
+func checkColors(title string, series []Series) error {
+	type key struct {
+		color  int
+		dashed bool
+	}
+	seen := map[key]string{}
+	for _, s := range series {
+		if s.Color < 0 || s.Color >= len(Palette) {
+			return fmt.Errorf("figure %q series %q: colour %d outside the %d-colour palette (split the figure into panels)", title, s.Name, s.Color, len(Palette))
+		}
+		k := key{s.Color, s.Dashed}
+		if other, ok := seen[k]; ok && other != s.Name {
+			return fmt.Errorf("figure %q: series %q and %q share colour %d and line style", title, other, s.Name, s.Color)
+		}
+		seen[k] = s.Name
+	}
+	return nil
 }
 
 // Figure is a line plot with optional std bands. Its legend is drawn
@@ -52,8 +93,30 @@ const MinTicks = 5
 // PNGDPI is the resolution of the PNG copies (the SVG copies are vector).
 const PNGDPI = 150
 
-// build makes the plot and the separate legend of the figure.
-func (f *Figure) build() (*plot.Plot, *plot.Legend, error) {
+// legendItem is one legend line: a series' name and its line sample.
+type legendItem struct {
+	name  string
+	thumb plot.Thumbnailer
+}
+
+// newLegend lays items out as the column drawn beside the data; a name
+// already present (a baseline repeated in every panel) is listed once.
+func newLegend(items []legendItem) *plot.Legend {
+	leg := plot.NewLegend()
+	leg.Top, leg.Left = true, true
+	leg.Padding = vg.Points(2) // long names in a tall column must not touch
+	seen := map[string]bool{}
+	for _, it := range items {
+		if !seen[it.name] {
+			seen[it.name] = true
+			leg.Add(it.name, it.thumb)
+		}
+	}
+	return &leg
+}
+
+// build makes the plot and the legend lines of the figure.
+func (f *Figure) build() (*plot.Plot, []legendItem, error) {
 	p := plot.New()
 	p.Title.Text = f.Title
 	p.X.Label.Text = f.XLabel
@@ -69,13 +132,15 @@ func (f *Figure) build() (*plot.Plot, *plot.Legend, error) {
 	default:
 		return nil, nil, fmt.Errorf("figure %q: unknown legend position %q", f.Title, f.Legend)
 	}
-	leg := plot.NewLegend()
-	leg.Top, leg.Left = true, true
+	if err := checkColors(f.Title, f.Series); err != nil {
+		return nil, nil, err
+	}
+	var leg []legendItem
 	for _, s := range f.Series {
 		if len(s.X) != len(s.Mean) || (s.Std != nil && len(s.Std) != len(s.Mean)) {
 			return nil, nil, fmt.Errorf("figure %q series %q: %d x values, %d means, %d stds", f.Title, s.Name, len(s.X), len(s.Mean), len(s.Std))
 		}
-		col := plotutil.Color(s.Color)
+		col := Palette[s.Color]
 		segs := finiteSegments(s, f.LogY)
 		if s.Std != nil {
 			for _, seg := range segs {
@@ -144,10 +209,10 @@ func (f *Figure) build() (*plot.Plot, *plot.Legend, error) {
 			}
 		}
 		if thumb != nil && f.Legend != "none" {
-			leg.Add(name, thumb)
+			leg = append(leg, legendItem{name, thumb})
 		}
 	}
-	return p, &leg, nil
+	return p, leg, nil
 }
 
 type xy struct{ x, y float64 }
@@ -221,10 +286,11 @@ func bandEdge(mean, y float64, logY bool) float64 {
 // Save writes base+".svg" and base+".png" (via a temporary file and a
 // rename each).
 func (f *Figure) Save(base string) error {
-	p, leg, err := f.build()
+	p, items, err := f.build()
 	if err != nil {
 		return err
 	}
+	leg := newLegend(items)
 	w, h := f.Width, f.Height
 	if w == 0 {
 		w = 6 * vg.Inch

@@ -67,7 +67,7 @@ func TestFigureKinds(t *testing.T) {
 			[]string{"FedDDPM", "90", "100", "120", "140"}, []int{6}},
 		{"diverged run", Figure{Title: "loss", LogY: true,
 			Series: []Series{{Name: "Scaffold", X: x, Mean: []float64{2, 1.5, math.NaN(), math.Inf(1), 3, 2.5}},
-				{Name: "FedAvg", X: x, Mean: []float64{2, 1.5, 1.2, 1, 0.9, 0.8}}}},
+				{Name: "FedAvg", X: x, Mean: []float64{2, 1.5, 1.2, 1, 0.9, 0.8}, Color: 1}}},
 			[]string{"Scaffold (× diverged at 2)", "FedAvg"}, []int{2, 2}},
 	}
 	for _, c := range cases {
@@ -95,11 +95,11 @@ func TestFigureKinds(t *testing.T) {
 			if st, err := os.Stat(base + ".png"); err != nil || st.Size() == 0 {
 				t.Errorf("PNG missing: %v", err)
 			}
-			p, leg, err := c.fig.build()
+			p, items, err := c.fig.build()
 			if err != nil {
 				t.Fatal(err)
 			}
-			inside, beside := p.Legend.Rectangle(draw.Canvas{}), leg.Rectangle(draw.Canvas{})
+			inside, beside := p.Legend.Rectangle(draw.Canvas{}), newLegend(items).Rectangle(draw.Canvas{})
 			if inside.Max.Y-inside.Min.Y != 0 || beside.Max.Y-beside.Min.Y <= 0 {
 				t.Errorf("legend heights: %v inside the plot, %v beside it; want 0 and > 0", inside.Max.Y-inside.Min.Y, beside.Max.Y-beside.Min.Y)
 			}
@@ -135,5 +135,113 @@ func TestHeatmap(t *testing.T) {
 	}
 	if err := (&Heatmap{Z: [][]float64{{1}}, XTicks: []string{"a", "b"}, YTicks: []string{"c"}}).Save(base); err == nil {
 		t.Error("a heatmap with more ticks than columns was accepted")
+	}
+}
+
+// A colour names one thing in a figure: two different series may share
+// it only as a solid/dashed pair, and an index past the palette (which
+// plotutil would wrap onto the first colours: FedAvg and FedYogi once
+// shared red) is refused.
+func TestColorsUnique(t *testing.T) {
+	x := []float64{0, 1}
+	y := []float64{1, 2}
+	s := func(name string, c int, dashed bool) Series {
+		return Series{Name: name, X: x, Mean: y, Color: c, Dashed: dashed}
+	}
+	cases := []struct {
+		name   string
+		series []Series
+		ok     bool
+	}{
+		{"distinct", []Series{s("a", 0, false), s("b", 1, false)}, true},
+		{"pair solid+dashed", []Series{s("Upcycled", 2, false), s("FedAvg", 2, true)}, true},
+		{"two solid share", []Series{s("FedAvg", 0, false), s("FedYogi", 0, false)}, false},
+		{"two dashed share", []Series{s("p=0.5", 3, true), s("p=0.25", 3, true)}, false},
+		{"wraps past palette", []Series{s("a", len(Palette), false)}, false},
+		{"negative", []Series{s("a", -1, false)}, false},
+		{"same name repeated", []Series{s("baseline", 4, true), s("baseline", 4, true)}, true},
+	}
+	for _, c := range cases {
+		err := checkColors("f", c.series)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err = %v, want ok %v", c.name, err, c.ok)
+		}
+		_, _, berr := (&Figure{Title: "f", Series: c.series}).build()
+		if (berr == nil) != c.ok {
+			t.Errorf("%s: Figure.build err = %v, want ok %v", c.name, berr, c.ok)
+		}
+	}
+	for i := range Palette {
+		for j := range i {
+			if Palette[i] == Palette[j] {
+				t.Errorf("palette colours %d and %d are equal", i, j)
+			}
+		}
+	}
+}
+
+// Small multiples share their axes (the union of every panel's data),
+// label only the outer axes, list a repeated baseline once in the
+// legend, and refuse a colour clash across panels.
+func TestPanels(t *testing.T) {
+	x := []float64{0, 1, 2}
+	base := Series{Name: "FedAvg", X: x, Mean: []float64{3, 2, 1}, Color: 0, Dashed: true}
+	ps := &Panels{Title: "loss by method", Cols: 2, Panels: []Figure{
+		{Title: "FedProx", XLabel: "round", YLabel: "loss", Series: []Series{{Name: "Upcycled-FedProx", X: x, Mean: []float64{2, 1, 0.5}, Std: []float64{.1, .1, .1}, Color: 1}, base}},
+		{Title: "FedAvg", XLabel: "round", YLabel: "loss", Series: []Series{{Name: "Upcycled-FedAvg", X: x, Mean: []float64{9, 8, 7}, Color: 2}, base}},
+		{Title: "Scaffold", XLabel: "round", YLabel: "loss", Series: []Series{{Name: "Upcycled-Scaffold", X: []float64{0, 5}, Mean: []float64{4, 4}, Color: 3}, base}},
+	}}
+	plots, items, err := ps.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range plots {
+		if p.X.Min != 0 || p.X.Max != 5 || p.Y.Min > 0.4 || p.Y.Max != 9 {
+			t.Errorf("panel %d axes x [%g, %g] y [%g, %g], want x [0, 5] and y ⊇ [0.4, 9] shared", i, p.X.Min, p.X.Max, p.Y.Min, p.Y.Max)
+		}
+	}
+	// 2 columns, 2 rows: y labels on panels 0 and 2; x labels on the
+	// bottom panel of each column (2, and 1 whose column has no row 2).
+	for i, want := range []struct{ x, y bool }{{false, true}, {true, false}, {true, true}} {
+		if got := (struct{ x, y bool }{plots[i].X.Label.Text != "", plots[i].Y.Label.Text != ""}); got != want {
+			t.Errorf("panel %d labels (x, y) = %v, want %v", i, got, want)
+		}
+	}
+	leg := newLegend(items)
+	names := map[string]int{}
+	for _, it := range items {
+		names[it.name]++
+	}
+	if r := leg.Rectangle(draw.Canvas{}); names["FedAvg"] != 3 || r.Max.Y-r.Min.Y <= 0 {
+		t.Errorf("legend items %v, legend height %v", names, r.Max.Y-r.Min.Y)
+	}
+	out := filepath.Join(t.TempDir(), "panels")
+	if err := ps.Save(out); err != nil {
+		t.Fatal(err)
+	}
+	svg, err := os.ReadFile(out + ".svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "FedAvg" is drawn twice: the second panel's title and one legend
+	// line (the baseline repeated in three panels is listed once).
+	if n := strings.Count(string(svg), ">FedAvg<"); n != 2 {
+		t.Errorf("FedAvg drawn %d times in the SVG, want 2", n)
+	}
+	for _, w := range []string{"loss by method", "Upcycled-Scaffold", "Scaffold"} {
+		if !strings.Contains(string(svg), w) {
+			t.Errorf("SVG lacks %q", w)
+		}
+	}
+	clash := *ps
+	clash.Panels = append([]Figure{}, ps.Panels...)
+	clash.Panels[2].Series = []Series{{Name: "Upcycled-Scaffold", X: x, Mean: x, Color: 1}}
+	if _, _, err := clash.build(); err == nil {
+		t.Error("two names sharing a solid colour across panels were accepted")
+	}
+	mixed := *ps
+	mixed.Panels = []Figure{ps.Panels[0], {Title: "log", LogY: true, Series: ps.Panels[1].Series}}
+	if _, _, err := mixed.build(); err == nil {
+		t.Error("panels with different y scales were accepted")
 	}
 }
