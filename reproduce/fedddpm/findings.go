@@ -85,15 +85,14 @@ func (w *reportWriter) relationParts(rel string) (ours, clear, theirs string, ok
 	return fmt.Sprintf("%d of %d", o.hold, o.total), clearText(o), fmt.Sprintf("(paper %s of Tables I–III; %s)", ratio(t), verdict(rel, o, t)), true
 }
 
-// clearText is "none of them clear", "all clear" or "k of them clear".
+// clearText is "none of them clear" or "k of them clear" ("none to be
+// clear" when the relation holds nowhere).
 func clearText(o *relCount) string {
 	switch {
 	case o.hold == 0:
 		return "none to be clear"
 	case o.clear == 0:
 		return "none of them clear"
-	case o.clear == o.hold:
-		return "all of them clear"
 	}
 	return fmt.Sprintf("%d of them clear", o.clear)
 }

@@ -76,7 +76,7 @@ func TestClearText(t *testing.T) {
 	}{
 		{relCount{hold: 5, clear: 0, total: 12}, "none of them clear"},
 		{relCount{hold: 5, clear: 2, total: 12}, "2 of them clear"},
-		{relCount{hold: 5, clear: 5, total: 12}, "all of them clear"},
+		{relCount{hold: 5, clear: 5, total: 12}, "5 of them clear"},
 		{relCount{hold: 0, clear: 0, total: 12}, "none to be clear"},
 	} {
 		if got := clearText(&c.o); got != c.want {
@@ -140,5 +140,75 @@ func TestSensitivityRobust(t *testing.T) {
 	want := "Sensitivity (1 variant of the setting, one change each): the proposed methods beat FedAvg in 1 of 2 method × column pairs under the variants by median FD over seeds, against 0 of 2 in the tables' runs of the same cells (by mean: 2 vs 0; with every seed below every FedAvg seed: 1 vs 0)."
 	if got := w.sensitivityFinding(); got != want {
 		t.Errorf("finding\n%s\nwant\n%s", got, want)
+	}
+}
+
+// curveGroup is a group whose seeds record fd and loss at rounds 0, 2, 4:
+// seed k's value at round r is base·(1 + 0.1·k)/(1 + r).
+func curveGroup(method string, base float64) *group {
+	g := &group{cfg: RunConfig{Method: method}}
+	for k := 1; k <= 3; k++ {
+		r := &runner.Result{Run: runner.Run{Seed: uint64(k)}}
+		for _, round := range []float64{0, 2, 4} {
+			v := base * (1 + 0.1*float64(k)) / (1 + round)
+			r.Rounds = append(r.Rounds, runner.Metrics{"round": round, "fd": v, "loss": v})
+		}
+		g.res = append(g.res, r)
+	}
+	return g
+}
+
+// TestCurvePanels: Figs. 7 and 8 draw, for every method, the mean over
+// seeds with its ±std band (the std of the seeds at each round), one
+// panel per method beside FedAvg dashed; across the whole set a colour
+// names one method (FedAvg may repeat, being the same series), and the
+// report's palette check accepts it. Dropping the band, or giving two
+// methods one colour, fails.
+func TestCurvePanels(t *testing.T) {
+	curves := map[string]report.Series{}
+	for i, m := range tableMethods {
+		c, ok := methodSeries(m, curveGroup(m, float64(10+i)), "fd")
+		if !ok {
+			t.Fatalf("%s: no curve", m)
+		}
+		want := report.Summarize([]float64{float64(10+i) * 1.1 / 3, float64(10+i) * 1.2 / 3, float64(10+i) * 1.3 / 3})
+		if len(c.Std) != len(c.Mean) || math.Abs(c.Mean[1]-want.Mean) > 1e-12 || math.Abs(c.Std[1]-want.Std) > 1e-12 {
+			t.Fatalf("%s: round 2 mean %v std %v, want %v ± %v", m, c.Mean, c.Std, want.Mean, want.Std)
+		}
+		curves[m] = c
+	}
+	if _, ok := methodSeries("fedavg", curveGroup("fedavg", 1), "no-such-metric"); ok {
+		t.Error("a curve of an unrecorded metric")
+	}
+	ps := refPanels("t", "FD", true, tableMethods, curves)
+	if ps == nil || len(ps.Panels) != len(tableMethods)-1 {
+		t.Fatalf("panels: %+v", ps)
+	}
+	colourOf := map[int]string{}
+	for i, f := range ps.Panels {
+		m := tableMethods[i+1]
+		if f.Title != methodLabel[m] || len(f.Series) != 2 || f.Series[0].Name != "FedAvg" || !f.Series[0].Dashed || f.Series[1].Name != methodLabel[m] || f.Series[1].Dashed {
+			t.Errorf("panel %d: %q with %+v, want FedAvg dashed beside %s", i, f.Title, f.Series, m)
+		}
+		for _, s := range f.Series {
+			if s.Std == nil {
+				t.Errorf("panel %q: %s has no band", f.Title, s.Name)
+			}
+			if other, ok := colourOf[s.Color]; ok && other != s.Name {
+				t.Errorf("colour %d names %s and %s", s.Color, other, s.Name)
+			}
+			colourOf[s.Color] = s.Name
+		}
+	}
+	if err := ps.Save(t.TempDir() + "/fig"); err != nil {
+		t.Errorf("the report's checks refuse the panels: %v", err)
+	}
+	// Without FedAvg each method still gets its panel; with nothing, no figure.
+	delete(curves, "fedavg")
+	if ps := refPanels("t", "FD", true, tableMethods, curves); ps == nil || len(ps.Panels) != len(tableMethods)-1 || len(ps.Panels[0].Series) != 1 {
+		t.Errorf("without FedAvg: %+v", ps)
+	}
+	if ps := refPanels("t", "FD", true, tableMethods, nil); ps != nil {
+		t.Errorf("panels from no curve: %+v", ps)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // pixel becomes a block of at least minPixelScale × minPixelScale device
 // pixels (nearest neighbour, integer factor: no smoothing invents detail),
 // a sample is at least minSamplePixels wide, and samples are separated by
-// a light gap one enlarged pixel wide.
+// a coloured gap one enlarged pixel wide.
 const (
 	minPixelScale   = 8
 	minSamplePixels = 64
@@ -28,9 +28,10 @@ func sampleScale(w int) int {
 	return max(minPixelScale, (minSamplePixels+w-1)/max(w, 1))
 }
 
-// gapColor separates the samples: light, so it stands apart from the dark
-// backgrounds of Fashion-MNIST-like images.
-var gapColor = color.RGBA{230, 230, 230, 255}
+// gapColor separates the samples: a blue of middle lightness, so it
+// stands apart from both the black backgrounds and the white strokes of
+// grey images.
+var gapColor = color.RGBA{70, 130, 180, 255}
 
 // GridPNG renders n images (row-major rows of c·h·w values in [−1, 1],
 // channel-major planes) as a PNG mosaic of cols columns, each pixel
