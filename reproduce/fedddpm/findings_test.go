@@ -212,3 +212,16 @@ func TestCurvePanels(t *testing.T) {
 		t.Errorf("panels from no curve: %+v", ps)
 	}
 }
+
+// TestRobustWhy: the reason given for the median matches the seed count
+// (a mean trimmed of the best and worst seed is the median only up to 4).
+func TestRobustWhy(t *testing.T) {
+	for n, want := range map[int]string{3: "with 3 seeds the median equals a mean trimmed", 4: "with 4 seeds the median equals a mean trimmed",
+		5: "the median of 5 seeds is robust to up to 2 outlying seeds", 6: "the median of 6 seeds is robust to up to 2 outlying seeds"} {
+		seeds := make([]uint64, n)
+		s := &Spec{SpecHeader: paper.SpecHeader{Seeds: seeds}}
+		if got := robustWhy(s, []*Experiment{{}}); !strings.HasPrefix(got, want) {
+			t.Errorf("%d seeds: %q, want prefix %q", n, got, want)
+		}
+	}
+}

@@ -271,7 +271,7 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 		return
 	}
 	doc.H(2, "Sensitivity: variants of the setting")
-	doc.P("Each variant reruns cells of the tables with one change to the setting; everything the change does not reach — data, partition, seed, initial model, client selections and, where the change does not touch them, the warmup and the aux set — is shared. Each cell shows the mean ± std over seeds and, robust to one outlying seed, the median [min–max] over seeds (with %s the median equals a mean trimmed of the best and the worst seed, and quartiles would only interpolate between seeds, so the spread shown is the full range). Below each table: in how many columns each proposed method has a lower FD than FedAvg — by mean, by median, and with the seed ranges apart (every seed of the method below every seed of FedAvg) — in the tables and in the variant.", seedWords(w.s, exps))
+	doc.P("Each variant reruns cells of the tables with one change to the setting; everything the change does not reach — data, partition, seed, initial model, client selections and, where the change does not touch them, the warmup and the aux set — is shared. Each cell shows the mean ± std over seeds and, robust to one outlying seed, the median [min–max] over seeds (%s). Below each table: in how many columns each proposed method has a lower FD than FedAvg — by mean, by median, and with the seed ranges apart (every seed of the method below every seed of FedAvg) — in the tables and in the variant.", robustWhy(w.s, exps))
 	tabs := w.experiments("tables")
 	for _, e := range exps {
 		for _, ds := range e.Datasets {
@@ -385,16 +385,18 @@ func (c *sensCount) add(base, baseFedAvg, variant, variantFedAvg fdSummary) {
 	c.variant.add(variant, variantFedAvg)
 }
 
-// seedWords is "3 seeds" (the most any of exps runs).
-func seedWords(s *Spec, exps []*Experiment) string {
+// robustWhy says why the median and the range summarise the seeds of
+// exps: with up to 4 seeds the median is a mean trimmed of the best and
+// the worst seed, and quartiles would only interpolate between seeds.
+func robustWhy(s *Spec, exps []*Experiment) string {
 	n := 0
 	for _, e := range exps {
 		n = max(n, len(s.seedsOf(e)))
 	}
-	if n == 1 {
-		return "1 seed"
+	if n <= 4 {
+		return fmt.Sprintf("with %d seeds the median equals a mean trimmed of the best and the worst seed, and quartiles would only interpolate between seeds, so the spread shown is the full range", n)
 	}
-	return fmt.Sprintf("%d seeds", n)
+	return fmt.Sprintf("the median of %d seeds is robust to up to %d outlying seeds; the spread shown is the full range", n, (n-1)/2)
 }
 
 // firedNote is ", QuickTest fired k/n" for FedDDPM+'s groups.
