@@ -302,7 +302,29 @@ func orderVerdict(cases []Order) Verdict {
 }
 
 // orderRule is the rule of orderVerdict in words, for the report.
-const orderRule = "p = 1 is *ahead* at a β when its mean final accuracy exceeds p = 0.25's by more than the seed spread √(std₁² + std₂²), *behind* when it trails by more, a *tie* otherwise; the reading *holds* when p = 1 is ahead at every β, is *partly* true when ahead at some, *refuted* when ahead at none and behind at one or more, *inconclusive* when every β ties"
+const orderRule = "in each case (a β) the first is *ahead* when its mean final value is better than the second's by more than the seed spread √(std₁² + std₂²), *behind* when worse by more, a *tie* otherwise (for EC vs FedAvg, ahead needs both test accuracy and training loss ahead, behind needs one behind and none ahead); the reading *holds* when the first is ahead in every case, is *partly* true when ahead in some, *refuted* when ahead in none and behind in one or more, *inconclusive* when every case ties"
+
+// combineOrders is the order of a case judged on several metrics: ahead
+// when ahead on all, behind when behind on one and ahead on none, a tie
+// otherwise.
+func combineOrders(cases ...Order) Order {
+	ahead, behind := 0, 0
+	for _, o := range cases {
+		switch o {
+		case Ahead:
+			ahead++
+		case Behind:
+			behind++
+		}
+	}
+	switch {
+	case ahead == len(cases):
+		return Ahead
+	case behind > 0 && ahead == 0:
+		return Behind
+	}
+	return Tie
+}
 
 func readFullBeatsPartial(g *Grid, nums *golden.Numbers) Reading {
 	r := Reading{ID: "fig1_full_beats_partial", Figure: "1", Paper: "per round, p = 1 beats p = 0.25 at every β", Values: map[string]float64{}}
@@ -427,24 +449,28 @@ func readPartialFewer(g *Grid, nums *golden.Numbers) Reading {
 func readECBeatsFedAvg(g *Grid, nums *golden.Numbers) Reading {
 	r := Reading{ID: "fig3_ec_beats_fedavg", Figure: "3", Paper: "EC beats FedAvg in test accuracy and training loss at every β (p = 1)", Values: map[string]float64{}}
 	var parts []string
-	ok, total := 0, 0
+	var orders []Order
 	for _, b := range g.Values("normec", betaOf) {
 		_, ec := g.Tuned("normec", 1, b)
 		_, fa := g.Tuned("fedavg", 1, b)
 		if ec == nil || fa == nil {
 			continue
 		}
-		total++
-		da := ec.Final("acc").Mean - fa.Final("acc").Mean
-		dl := ec.Final("train_loss").Mean - fa.Final("train_loss").Mean
-		if da > 0 && dl < 0 {
-			ok++
-		}
+		ea, fa1 := ec.Final("acc"), fa.Final("acc")
+		el, fl := ec.Final("train_loss"), fa.Final("train_loss")
+		da, dl := ea.Mean-fa1.Mean, el.Mean-fl.Mean
+		o := combineOrders(orderOf(da, ea.Std, fa1.Std), orderOf(-dl, el.Std, fl.Std))
+		orders = append(orders, o)
 		r.Values["acc_gap_pp_beta"+num(b)] = 100 * da
 		r.Values["train_loss_gap_beta"+num(b)] = dl
-		parts = append(parts, fmt.Sprintf("β = %s: %+.1f pp accuracy, %+.3f training loss", num(b), 100*da, dl))
+		parts = append(parts, fmt.Sprintf("β = %s: %+.1f pp accuracy (spread %.1f), %+.3f training loss (spread %.3f): %s",
+			num(b), 100*da, 100*math.Hypot(ea.Std, fa1.Std), dl, math.Hypot(el.Std, fl.Std), o))
 	}
-	r.Ours, r.Verdict = "EC minus FedAvg (each at its tuned γ): "+strings.Join(parts, "; "), vote(ok, total)
+	r.Verdict = orderVerdict(orders)
+	r.Ours = "EC minus FedAvg (each at its tuned γ): " + strings.Join(parts, "; ")
+	if len(orders) > 0 {
+		r.Ours += " — " + orderCount(orders)
+	}
 	return r
 }
 

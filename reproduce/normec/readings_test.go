@@ -287,7 +287,57 @@ func TestFullBeatsPartialFollowsRule(t *testing.T) {
 			t.Errorf("sentence lacks %q: %s", want, r.Ours)
 		}
 	}
-	if !strings.Contains(orderRule, "*tie*") || !strings.Contains(orderRule, "*refuted* when ahead at none") {
+	if !strings.Contains(orderRule, "*tie*") || !strings.Contains(orderRule, "*refuted* when ahead in none") {
 		t.Errorf("the report's statement of the rule no longer names ties and refutation: %s", orderRule)
+	}
+}
+
+func TestCombineOrders(t *testing.T) {
+	for _, c := range []struct {
+		in   []Order
+		want Order
+	}{
+		{[]Order{Ahead, Ahead}, Ahead},
+		{[]Order{Ahead, Tie}, Tie},
+		{[]Order{Ahead, Behind}, Tie},
+		{[]Order{Tie, Tie}, Tie},
+		{[]Order{Behind, Tie}, Behind},
+		{[]Order{Behind, Behind}, Behind},
+	} {
+		if got := combineOrders(c.in...); got != c.want {
+			t.Errorf("%v → %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// TestECBeatsFedAvgFollowsRule: EC ahead on both metrics at β = 0.001,
+// ahead in accuracy only by less than the seed spread at β = 0.01 (a
+// tie), behind at β = 0.1 — partly; the same with the β = 0.001 lead
+// inside the spread — refuted (the d > 0 count it replaced said partly).
+func TestECBeatsFedAvgFollowsRule(t *testing.T) {
+	combo := Combo{"fashion-mnist", "logreg", "iid", "formula", ""}
+	for _, c := range []struct {
+		name string
+		lead float64 // EC's accuracy lead at β = 0.001
+		want Verdict
+	}{{"clear lead at one β", 0.2, Partly}, {"no clear lead", 0.005, Refuted}} {
+		t.Run(c.name, func(t *testing.T) {
+			var rs []*runner.Result
+			for b, gap := range map[float64]float64{0.001: c.lead, 0.01: 0.005, 0.1: -0.2} {
+				rs = append(rs, seedResults(combo, "normec", 1, b, 0.1, 0.5+gap-0.01, 0.5+gap+0.01)...)
+				rs = append(rs, seedResults(combo, "fedavg", 1, b, 0.1, 0.49, 0.51)...)
+			}
+			grids, err := Grids(rs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := readECBeatsFedAvg(grids[combo], nil)
+			if r.Verdict != c.want {
+				t.Errorf("verdict %s, want %s: %s", r.Verdict, c.want, r.Ours)
+			}
+			if !strings.Contains(r.Ours, "β = 0.1: -20.0 pp accuracy (spread 2.0), +0.200 training loss (spread 0.020): behind") {
+				t.Errorf("sentence: %s", r.Ours)
+			}
+		})
 	}
 }
