@@ -463,7 +463,7 @@ func readECBeatsFedAvg(g *Grid, nums *golden.Numbers) Reading {
 		orders = append(orders, o)
 		r.Values["acc_gap_pp_beta"+num(b)] = 100 * da
 		r.Values["train_loss_gap_beta"+num(b)] = dl
-		parts = append(parts, fmt.Sprintf("β = %s: %+.1f pp accuracy (spread %.1f), %+.3f training loss (spread %.3f): %s",
+		parts = append(parts, fmt.Sprintf("β = %s: %+.1f pp accuracy (spread %.1f pp), %+.3f training loss (spread %.3f): %s",
 			num(b), 100*da, 100*math.Hypot(ea.Std, fa1.Std), dl, math.Hypot(el.Std, fl.Std), o))
 	}
 	r.Verdict = orderVerdict(orders)

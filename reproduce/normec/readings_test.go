@@ -335,7 +335,7 @@ func TestECBeatsFedAvgFollowsRule(t *testing.T) {
 			if r.Verdict != c.want {
 				t.Errorf("verdict %s, want %s: %s", r.Verdict, c.want, r.Ours)
 			}
-			if !strings.Contains(r.Ours, "β = 0.1: -20.0 pp accuracy (spread 2.0), +0.200 training loss (spread 0.020): behind") {
+			if !strings.Contains(r.Ours, "β = 0.1: -20.0 pp accuracy (spread 2.0 pp), +0.200 training loss (spread 0.020): behind") {
 				t.Errorf("sentence: %s", r.Ours)
 			}
 		})
