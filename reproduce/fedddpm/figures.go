@@ -18,7 +18,7 @@ import (
 
 func (w *reportWriter) fig7(doc *report.Doc) error {
 	doc.H(2, "Fig. 7 analogue — FD vs rounds (%s participation)", "15%")
-	doc.P("FD of a smaller sample (the curve's sample size) every few rounds, mean over seeds (log axis); FedDDPM+'s curve ends at its corrected model and is held flat after it stops. Until it stops FedDDPM+ runs exactly FedAvg's rounds with the same draws, so its solid line covers FedAvg's dashed one. Paper: \"FedDDPM exhibits a more rapid decline in FID\". Counted below: curve points at which FedDDPM's mean FD is below FedAvg's.")
+	doc.P("FD of a smaller sample (the curve's sample size) every few rounds: the mean over seeds with a ±std band (log axis; where mean − std ≤ 0 the band's lower edge stays on the mean). One panel per method, each beside FedAvg (dashed, the same in every panel), on shared axes. FedDDPM+'s curve ends at its corrected model and is held flat after it stops; until it stops FedDDPM+ runs exactly FedAvg's rounds with the same draws, so in its panel the two curves coincide until the stop. Paper: \"FedDDPM exhibits a more rapid decline in FID\". Counted below: curve points at which FedDDPM's mean FD is below FedAvg's.")
 	var items []string
 	var proxGap float64
 	proxPts := 0
@@ -33,21 +33,19 @@ func (w *reportWriter) fig7(doc *report.Doc) error {
 			}
 			for _, part := range e.Partitions {
 				p := e.Participation[0]
-				fig := &report.Figure{Title: fmt.Sprintf("%s, %s, %s", datasetLabel[st.Source], part, pct(p)),
-					XLabel: "round", YLabel: "FD", LogY: true}
+				curves := map[string]report.Series{}
 				var fx, fm, dx, dm, px, prm []float64
-				for ci, m := range e.Methods {
+				for _, m := range e.Methods {
 					g := w.get(e.Name, ds, part, p, m)
 					if g == nil {
 						continue
 					}
-					// No std bands: on the log axis a band reaching below
-					// zero would stretch the axis to its floor.
-					xs, mean, _ := g.curve("fd", "round")
-					if len(xs) == 0 {
+					c, ok := methodSeries(m, g, "fd")
+					if !ok {
 						continue
 					}
-					fig.Series = append(fig.Series, report.Series{Name: methodLabel[m], X: xs, Mean: mean, Color: ci, Dashed: contains(baseline, m)})
+					curves[m] = c
+					xs, mean := c.X, c.Mean
 					switch m {
 					case "fedavg":
 						fx, fm = xs, mean
@@ -57,11 +55,12 @@ func (w *reportWriter) fig7(doc *report.Doc) error {
 						px, prm = xs, mean
 					}
 				}
-				if len(fig.Series) == 0 {
+				ps := refPanels(fmt.Sprintf("%s, %s, %s: FD vs round", datasetLabel[st.Source], part, pct(p)), "FD", true, e.Methods, curves)
+				if ps == nil {
 					continue
 				}
 				base := fmt.Sprintf("fig7_%s_%s", ds, part)
-				if err := fig.Save(filepath.Join(w.dir, "figures", base)); err != nil {
+				if err := ps.Save(filepath.Join(w.dir, "figures", base)); err != nil {
 					return err
 				}
 				below, pts := 0, 0
@@ -101,6 +100,65 @@ func (w *reportWriter) fig7(doc *report.Doc) error {
 	return nil
 }
 
+// methodColor is a method's colour in every figure (an index of
+// report.Palette): one colour per method, so a method looks the same in
+// every panel and figure.
+func methodColor(m string) int {
+	for i, x := range allMethods {
+		if x == m {
+			return i
+		}
+	}
+	return len(allMethods) // central training, drawn by no curve figure
+}
+
+// methodSeries is a method's curve of a per-round metric: the mean over
+// seeds with its ±std band, in the method's colour, dashed for FedAvg
+// (the reference of every panel). False when the metric was not recorded.
+func methodSeries(m string, g *group, metric string) (report.Series, bool) {
+	xs, mean, std := g.curve(metric, "round")
+	if len(xs) == 0 {
+		return report.Series{}, false
+	}
+	return report.Series{Name: methodLabel[m], X: xs, Mean: mean, Std: std, Color: methodColor(m), Dashed: m == "fedavg"}, true
+}
+
+// refPanels lays curves out as small multiples: one panel per method
+// other than FedAvg, in the experiment's method order, each with FedAvg
+// dashed as the common reference, on shared axes (nil when nothing ran).
+// Fig. 7 needs it: in one panel six methods' curves overlap (FedDDPM+
+// covers FedAvg until it stops, FedProx stays within a few percent of
+// it); so does Fig. 8, whose bands overlap.
+func refPanels(title, ylabel string, logY bool, methods []string, curves map[string]report.Series) *report.Panels {
+	ref, hasRef := curves["fedavg"]
+	panel := func(m string) report.Figure {
+		return report.Figure{Title: methodLabel[m], XLabel: "round", YLabel: ylabel, LogY: logY}
+	}
+	ps := &report.Panels{Title: title, Cols: 3}
+	for _, m := range methods {
+		c, ok := curves[m]
+		if !ok || m == "fedavg" {
+			continue
+		}
+		f := panel(m)
+		if hasRef {
+			f.Series = append(f.Series, ref)
+		}
+		f.Series = append(f.Series, c)
+		ps.Panels = append(ps.Panels, f)
+	}
+	if len(ps.Panels) == 0 && hasRef {
+		f := panel("fedavg")
+		f.Series = []report.Series{ref}
+		ps.Panels = append(ps.Panels, f)
+	}
+	if len(ps.Panels) == 0 {
+		return nil
+	}
+	ps.Cols = min(3, len(ps.Panels))
+	return ps
+}
+
 func (w *reportWriter) fig8(doc *report.Doc) error {
 	exps := w.experiments("fig8")
 	if len(exps) == 0 {
@@ -114,18 +172,21 @@ func (w *reportWriter) fig8(doc *report.Doc) error {
 				continue
 			}
 			part, p := e.Partitions[0], e.Participation[0]
-			fig := &report.Figure{Title: fmt.Sprintf("%s: %d clients, %s, p = %g, |A| = %d", datasetLabel[st.Source], st.Clients, part, p, st.AuxSize),
-				XLabel: "round", YLabel: "held-out DDPM loss"}
+			// A short title: Panels centres it over the grid and does not
+			// wrap it, and a two-panel grid is narrow.
+			title := fmt.Sprintf("%s, %d clients, %s, p = %g, |A| = %d", ds, st.Clients, part, p, st.AuxSize)
+			curves := map[string]report.Series{}
 			early := max(1, st.Rounds/5)
 			earlyMean := map[string]float64{}
 			tb := &report.Table{Header: []string{"method", fmt.Sprintf("mean loss, rounds 1–%d", early), "final loss", "final FD", "client grads", "server grads"}, Align: "lrrrrr"}
-			for ci, m := range e.Methods {
+			for _, m := range e.Methods {
 				g := w.get(e.Name, ds, part, p, m)
 				if g == nil {
 					continue
 				}
-				xs, mean, std := g.curve("loss", "round")
-				fig.Series = append(fig.Series, report.Series{Name: methodLabel[m], X: xs, Mean: mean, Std: std, Color: ci, Dashed: contains(baseline, m)})
+				if c, ok := methodSeries(m, g, "loss"); ok {
+					curves[m] = c
+				}
 				var earlyVals []float64
 				for _, r := range g.res {
 					var s float64
@@ -154,7 +215,8 @@ func (w *reportWriter) fig8(doc *report.Doc) error {
 					"metric": "early_loss", "mean": es.Mean, "std": es.Std, "n": es.N,
 					"compute": map[string]any{"client_sample_grads": g.counter("client_sample_grads"), "server_sample_grads": g.counter("server_sample_grads")}})
 			}
-			if len(fig.Series) == 0 {
+			fig := refPanels(title, "held-out DDPM loss", false, e.Methods, curves)
+			if fig == nil {
 				continue
 			}
 			if d, ok := earlyMean["fedddpm"]; ok {
@@ -172,7 +234,7 @@ func (w *reportWriter) fig8(doc *report.Doc) error {
 				return err
 			}
 			doc.H(3, "%s", datasetLabel[st.Source])
-			doc.P("Loss = the DDPM loss of the global model on %d held-out real rows with fixed diffusion steps and noise, after every round (paper: \"training loss\", data not stated). Paper: \"FedDDPM achieves faster initial loss reduction\" than LocalAug, FedAvg and MoFedSAM. LocalAug trains every client on its data plus an even 1/N share of the same aux set.", st.Eval.LossRows)
+			doc.P("Loss = the DDPM loss of the global model on %d held-out real rows with fixed diffusion steps and noise, after every round (paper: \"training loss\", data not stated). Paper: \"FedDDPM achieves faster initial loss reduction\" than LocalAug, FedAvg and MoFedSAM. LocalAug trains every client on its data plus an even 1/N share of the same aux set. Figure: mean ± std over seeds, one panel per method beside FedAvg (dashed), shared axes.", st.Eval.LossRows)
 			doc.Table(tb)
 			doc.Image("Fig. 8 analogue, "+ds, "figures/"+base+".png")
 		}
@@ -216,7 +278,7 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 				link := fmt.Sprintf("[%s](figures/%s.png)", methodLabel[m], base)
 				if len(ex.Shape) == 3 {
 					cols := int(math.Ceil(math.Sqrt(float64(ex.GridN))))
-					b, err := GridPNG(ex.Grid, ex.GridN, ex.Shape[0], ex.Shape[1], ex.Shape[2], cols, max(1, 28/ex.Shape[2]))
+					b, err := GridPNG(ex.Grid, ex.GridN, ex.Shape[0], ex.Shape[1], ex.Shape[2], cols, sampleScale(ex.Shape[2]), sampleScale(ex.Shape[2]))
 					if err != nil {
 						return err
 					}
@@ -241,7 +303,7 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 				link := fmt.Sprintf("[real data](figures/%s.png)", base)
 				if prep.image() {
 					cols := int(math.Ceil(math.Sqrt(float64(n))))
-					b, err := GridPNG(ex.Grid, n, prep.shape.C, prep.shape.H, prep.shape.W, cols, max(1, 28/prep.shape.W))
+					b, err := GridPNG(ex.Grid, n, prep.shape.C, prep.shape.H, prep.shape.W, cols, sampleScale(prep.shape.W), sampleScale(prep.shape.W))
 					if err != nil {
 						return err
 					}

@@ -11,23 +11,45 @@ import (
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
+// Sample grids are drawn so a reader can see each sample: every source
+// pixel becomes a block of at least minPixelScale × minPixelScale device
+// pixels (nearest neighbour, integer factor: no smoothing invents detail),
+// a sample is at least minSamplePixels wide, and samples are separated by
+// a coloured gap one enlarged pixel wide.
+const (
+	minPixelScale   = 8
+	minSamplePixels = 64
+)
+
+// sampleScale is the integer enlargement of a w-pixel-wide sample: at
+// least minPixelScale, and enough for minSamplePixels (10 for 7×7, 8 for
+// 28×28).
+func sampleScale(w int) int {
+	return max(minPixelScale, (minSamplePixels+w-1)/max(w, 1))
+}
+
+// gapColor separates the samples: a blue of middle lightness, so it
+// stands apart from both the black backgrounds and the white strokes of
+// grey images.
+var gapColor = color.RGBA{70, 130, 180, 255}
+
 // GridPNG renders n images (row-major rows of c·h·w values in [−1, 1],
 // channel-major planes) as a PNG mosaic of cols columns, each pixel
-// enlarged scale times, with a one-pixel grey border between tiles.
-// Values are clipped to [−1, 1]. One channel gives grey, three give RGB.
-func GridPNG(x []float64, n, c, h, w, cols, scale int) ([]byte, error) {
-	if n < 1 || (c != 1 && c != 3) || h < 1 || w < 1 || len(x) < n*c*h*w {
-		return nil, fmt.Errorf("grid: %d images of %d×%d×%d in %d values", n, c, h, w, len(x))
+// enlarged scale times (nearest neighbour), with gap device pixels of
+// gapColor between the tiles and around them. Values are clipped to
+// [−1, 1]. One channel gives grey, three give RGB.
+func GridPNG(x []float64, n, c, h, w, cols, scale, gap int) ([]byte, error) {
+	if n < 1 || (c != 1 && c != 3) || h < 1 || w < 1 || len(x) < n*c*h*w || gap < 0 {
+		return nil, fmt.Errorf("grid: %d images of %d×%d×%d in %d values (gap %d)", n, c, h, w, len(x), gap)
 	}
 	cols = max(1, min(cols, n))
 	scale = max(scale, 1)
 	rows := (n + cols - 1) / cols
-	tw, th := w*scale+1, h*scale+1
-	img := image.NewRGBA(image.Rect(0, 0, cols*tw+1, rows*th+1))
-	border := color.RGBA{128, 128, 128, 255}
+	tw, th := w*scale+gap, h*scale+gap
+	img := image.NewRGBA(image.Rect(0, 0, cols*tw+gap, rows*th+gap))
 	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
 		for xx := img.Rect.Min.X; xx < img.Rect.Max.X; xx++ {
-			img.SetRGBA(xx, y, border)
+			img.SetRGBA(xx, y, gapColor)
 		}
 	}
 	pix := func(v float64) uint8 {
@@ -37,7 +59,7 @@ func GridPNG(x []float64, n, c, h, w, cols, scale int) ([]byte, error) {
 	plane := h * w
 	for k := 0; k < n; k++ {
 		row := x[k*c*plane : (k+1)*c*plane]
-		ox, oy := (k%cols)*tw+1, (k/cols)*th+1
+		ox, oy := (k%cols)*tw+gap, (k/cols)*th+gap
 		for i := 0; i < h; i++ {
 			for j := 0; j < w; j++ {
 				var col color.RGBA

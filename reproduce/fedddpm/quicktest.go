@@ -271,7 +271,7 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 		return
 	}
 	doc.H(2, "Sensitivity: variants of the setting")
-	doc.P("Each variant reruns cells of the tables with one change to the setting; everything the change does not reach — data, partition, seed, initial model, client selections and, where the change does not touch them, the warmup and the aux set — is shared. Below each table: in how many columns each proposed method has a lower mean FD than FedAvg, in the tables and in the variant.")
+	doc.P("Each variant reruns cells of the tables with one change to the setting; everything the change does not reach — data, partition, seed, initial model, client selections and, where the change does not touch them, the warmup and the aux set — is shared. Each cell shows the mean ± std over seeds and, robust to one outlying seed, the median [min–max] over seeds (%s). Below each table: in how many columns each proposed method has a lower FD than FedAvg — by mean, by median, and with the seed ranges apart (every seed of the method below every seed of FedAvg) — in the tables and in the variant.", robustWhy(w.s, exps))
 	tabs := w.experiments("tables")
 	for _, e := range exps {
 		for _, ds := range e.Datasets {
@@ -282,14 +282,11 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 			if !w.src.available(st.Source) {
 				continue
 			}
-			tb := &report.Table{Header: []string{"dataset", "column", "method", "tables", "variant"}, Align: "lllrr"}
-			// beats[m] counts, per setting, the columns where m's mean FD
-			// is below FedAvg's in the same setting.
-			type count struct{ base, variant, cols int }
-			beats := map[string]*count{}
+			tb := &report.Table{Header: []string{"dataset", "column", "method", "tables: mean±std", "tables: median [range]", "variant: mean±std", "variant: median [range]"}, Align: "lllrrrr"}
+			beats := map[string]*sensCount{}
 			for _, p := range e.Participation {
 				for _, part := range e.Partitions {
-					base, variant := map[string]report.Stats{}, map[string]report.Stats{}
+					base, variant := map[string]fdSummary{}, map[string]fdSummary{}
 					for _, m := range e.Methods {
 						v := w.get(e.Name, ds, part, p, m)
 						if v == nil {
@@ -301,38 +298,33 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 								bg = g
 							}
 						}
-						bs := report.Stats{}
+						bs := fdSummary{mean: report.Stats{}, robust: robustOf(nil)}
 						if bg != nil {
-							bs = bg.stats("fd")
+							bs = summarizeFD(bg)
 						}
-						vs := v.stats("fd")
+						vs := summarizeFD(v)
 						base[m], variant[m] = bs, vs
-						tb.Add(ds, colLabel(columnKey(part, p)), methodLabel[m], pm(bs)+firedNote(bg), pm(vs)+firedNote(v))
+						tb.Add(ds, colLabel(columnKey(part, p)), methodLabel[m], pm(bs.mean)+firedNote(bg), bs.robust.String(), pm(vs.mean)+firedNote(v), vs.robust.String())
 						w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "sensitivity", "experiment": e.Name, "dataset": ds, "source": st.Source, "partition": part,
-							"participation": p, "method": m, "metric": "fd", "variant": label, "mean": vs.Mean, "std": vs.Std, "n": vs.N,
-							"baseline_mean": bs.Mean})
+							"participation": p, "method": m, "metric": "fd", "variant": label, "mean": vs.mean.Mean, "std": vs.mean.Std, "n": vs.mean.N,
+							"median": vs.robust.Median, "min": vs.robust.Min, "max": vs.robust.Max,
+							"baseline_mean": bs.mean.Mean, "baseline_median": bs.robust.Median, "baseline_min": bs.robust.Min, "baseline_max": bs.robust.Max})
 					}
 					fb, okB := base["fedavg"]
 					fv, okV := variant["fedavg"]
-					if !okB || !okV || fb.N == 0 {
+					if !okB || !okV || fb.mean.N == 0 || fv.mean.N == 0 {
 						continue
 					}
 					for _, m := range e.Methods {
-						if m == "fedavg" || base[m].N == 0 || variant[m].N == 0 {
+						if m == "fedavg" || base[m].mean.N == 0 || variant[m].mean.N == 0 {
 							continue
 						}
 						c := beats[m]
 						if c == nil {
-							c = &count{}
+							c = &sensCount{}
 							beats[m] = c
 						}
-						c.cols++
-						if base[m].Mean < fb.Mean {
-							c.base++
-						}
-						if variant[m].Mean < fv.Mean {
-							c.variant++
-						}
+						c.add(base[m], fb, variant[m], fv)
 					}
 				}
 			}
@@ -343,13 +335,68 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 				if c == nil {
 					continue
 				}
-				items = append(items, fmt.Sprintf("%s beats FedAvg: tables %d/%d columns, variant %d/%d", methodLabel[m], c.base, c.cols, c.variant, c.cols))
+				items = append(items, fmt.Sprintf("%s beats FedAvg: by mean tables %d/%d columns, variant %d/%d; by median tables %d/%d, variant %d/%d; seed ranges apart tables %d/%d, variant %d/%d",
+					methodLabel[m], c.base.mean, c.cols, c.variant.mean, c.cols, c.base.median, c.cols, c.variant.median, c.cols, c.base.apart, c.cols, c.variant.apart, c.cols))
 				w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "sensitivity", "experiment": e.Name, "dataset": ds, "method": m, "variant": label,
-					"metric": "beats FedAvg (columns)", "tables": c.base, "variant_columns": c.variant, "n": c.cols})
+					"metric": "beats FedAvg (columns)", "tables": c.base.mean, "variant_columns": c.variant.mean,
+					"tables_median": c.base.median, "variant_median": c.variant.median, "tables_apart": c.base.apart, "variant_apart": c.variant.apart, "n": c.cols})
 			}
 			doc.List(items...)
 		}
 	}
+}
+
+// fdSummary is a cell's FD over seeds, by mean and robustly.
+type fdSummary struct {
+	mean   report.Stats
+	robust Robust
+}
+
+func summarizeFD(g *group) fdSummary {
+	return fdSummary{mean: g.stats("fd"), robust: robustOf(g.vals("fd"))}
+}
+
+// beatCount counts the columns where a method's FD is below FedAvg's by
+// three tests: lower mean, lower median, and seed ranges apart.
+type beatCount struct{ mean, median, apart int }
+
+func (b *beatCount) add(m, fedavg fdSummary) {
+	if m.mean.Mean < fedavg.mean.Mean {
+		b.mean++
+	}
+	if m.robust.Median < fedavg.robust.Median {
+		b.median++
+	}
+	if apart(m.robust, fedavg.robust) {
+		b.apart++
+	}
+}
+
+// sensCount is one method's count over a variant's columns, in the tables'
+// runs and in the variant's.
+type sensCount struct {
+	base, variant beatCount
+	cols          int
+}
+
+func (c *sensCount) add(base, baseFedAvg, variant, variantFedAvg fdSummary) {
+	c.cols++
+	c.base.add(base, baseFedAvg)
+	c.variant.add(variant, variantFedAvg)
+}
+
+// robustWhy says why the median and the range summarise the seeds of
+// exps: with up to 4 seeds the median is a mean trimmed of the best and
+// the worst seed, and quartiles would only interpolate between seeds.
+func robustWhy(s *Spec, exps []*Experiment) string {
+	n := 0
+	for _, e := range exps {
+		n = max(n, len(s.seedsOf(e)))
+	}
+	if n <= 4 {
+		return fmt.Sprintf("with %d seeds the median equals a mean trimmed of the best and the worst seed, and quartiles would only interpolate between seeds, so the spread shown is the full range", n)
+	}
+	return fmt.Sprintf("the median of %d seeds is robust to up to %d outlying seeds; the spread shown is the full range", n, (n-1)/2)
 }
 
 // firedNote is ", QuickTest fired k/n" for FedDDPM+'s groups.

@@ -142,17 +142,22 @@ func TestNotRun(t *testing.T) {
 	}
 }
 
+// TestGridPNG checks the layout of a sample grid pixel by pixel: every
+// source pixel is a scale × scale block of one colour (nearest
+// neighbour), tiles are separated and framed by gap pixels of gapColor,
+// and 7×7 samples get at least 8×8 device pixels per pixel.
 func TestGridPNG(t *testing.T) {
-	cases := []struct{ n, c, h, w, cols, scale, wantW, wantH int }{
-		{4, 1, 7, 7, 2, 4, 2*(7*4+1) + 1, 2*(7*4+1) + 1},
-		{5, 3, 2, 3, 3, 1, 3*4 + 1, 2*3 + 1},
+	cases := []struct{ n, c, h, w, cols, scale, gap, wantW, wantH int }{
+		{4, 1, 7, 7, 2, 10, 10, 2*(7*10+10) + 10, 2*(7*10+10) + 10},
+		{5, 3, 2, 3, 3, 1, 1, 3*4 + 1, 2*3 + 1},
+		{3, 1, 2, 2, 3, 2, 0, 3 * 4, 4},
 	}
 	for _, c := range cases {
 		x := make([]float64, c.n*c.c*c.h*c.w)
 		for i := range x {
 			x[i] = math.Sin(float64(i)) * 1.5 // includes values beyond [−1, 1]
 		}
-		b, err := GridPNG(x, c.n, c.c, c.h, c.w, c.cols, c.scale)
+		b, err := GridPNG(x, c.n, c.c, c.h, c.w, c.cols, c.scale, c.gap)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,10 +167,43 @@ func TestGridPNG(t *testing.T) {
 		}
 		if img.Bounds().Dx() != c.wantW || img.Bounds().Dy() != c.wantH {
 			t.Errorf("%+v: image %v", c, img.Bounds())
+			continue
+		}
+		if c.c != 1 {
+			continue
+		}
+		// Every device pixel is either the gap colour (outside every tile)
+		// or the grey of the source pixel it enlarges.
+		tw, th := c.w*c.scale+c.gap, c.h*c.scale+c.gap
+		for y := 0; y < c.wantH; y++ {
+			for xx := 0; xx < c.wantW; xx++ {
+				r, _, _, _ := img.At(xx, y).RGBA()
+				got := uint8(r >> 8)
+				tx, ty := (xx-c.gap)/tw, (y-c.gap)/th
+				ix, iy := (xx-c.gap)%tw, (y-c.gap)%th
+				k := ty*c.cols + tx
+				inTile := xx >= c.gap && y >= c.gap && ix < c.w*c.scale && iy < c.h*c.scale && k < c.n
+				want := gapColor.R
+				if inTile {
+					v := math.Max(-1, math.Min(1, x[k*c.h*c.w+(iy/c.scale)*c.w+ix/c.scale]))
+					want = uint8(math.Round((v + 1) / 2 * 255))
+				}
+				if got != want {
+					t.Fatalf("%+v: pixel (%d, %d) = %d, want %d (in tile: %v)", c, xx, y, got, want, inTile)
+				}
+			}
 		}
 	}
-	if _, err := GridPNG(make([]float64, 3), 1, 2, 1, 1, 1, 1); err == nil {
+	if _, err := GridPNG(make([]float64, 3), 1, 2, 1, 1, 1, 1, 1); err == nil {
 		t.Error("two channels accepted")
+	}
+	if _, err := GridPNG(make([]float64, 1), 1, 1, 1, 1, 1, 1, -1); err == nil {
+		t.Error("negative gap accepted")
+	}
+	for w, want := range map[int]int{7: 10, 14: 8, 28: 8, 32: 8, 5: 13} {
+		if got := sampleScale(w); got != want || got < minPixelScale || got*w < minSamplePixels {
+			t.Errorf("sampleScale(%d) = %d, want %d (≥ %d, sample ≥ %d px)", w, got, want, minPixelScale, minSamplePixels)
+		}
 	}
 }
 

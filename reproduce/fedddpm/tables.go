@@ -135,17 +135,20 @@ func pm(s report.Stats) string {
 	if s.N == 0 {
 		return "—"
 	}
-	d := 3
-	if s.Mean >= 10 {
-		d = 2
+	return s.PM(digitsFor(s.Mean))
+}
+
+// digitsFor is the number of decimals a score of size v is printed with.
+func digitsFor(v float64) int {
+	switch {
+	case v >= 100:
+		return 1
+	case v >= 10:
+		return 2
+	case v < 0.1:
+		return 4
 	}
-	if s.Mean >= 100 {
-		d = 1
-	}
-	if s.Mean < 0.1 {
-		d = 4
-	}
-	return s.PM(d)
+	return 3
 }
 
 func stopText(g *group, T int) string {

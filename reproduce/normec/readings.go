@@ -241,27 +241,126 @@ func readAccGap(g *Grid, nums *golden.Numbers) Reading {
 	return r
 }
 
+// Order is how one case of an ordering reading ("A beats B at every β")
+// came out: A ahead by more than the seed spread, behind by more than it,
+// or within it.
+type Order string
+
+// Orders.
+const (
+	Ahead  Order = "ahead"
+	Tie    Order = "tie"
+	Behind Order = "behind"
+)
+
+// orderOf classifies a difference d = A − B (higher is better) against the
+// seed spread √(std_A² + std_B²) — the same separation the report's other
+// margins and the App. A.1 reading use: a difference inside the spread is
+// a tie, not a win.
+func orderOf(d, stdA, stdB float64) Order {
+	spread := math.Hypot(stdA, stdB)
+	switch {
+	case d > spread:
+		return Ahead
+	case d < -spread:
+		return Behind
+	}
+	return Tie
+}
+
+// orderVerdict is the rule of an ordering reading over its cases:
+//
+//	holds         A is ahead in every case;
+//	partly        ahead in some cases, not all (ties or reversals elsewhere);
+//	refuted       ahead in none, and behind in at least one;
+//	inconclusive  ahead in none, behind in none (all ties);
+//	not run       no case.
+//
+// A tie never counts for the reading: "p = 1 beats p = 0.25 at every β"
+// is not supported where the seeds do not separate the two.
+func orderVerdict(cases []Order) Verdict {
+	var ahead, behind int
+	for _, o := range cases {
+		switch o {
+		case Ahead:
+			ahead++
+		case Behind:
+			behind++
+		}
+	}
+	switch {
+	case len(cases) == 0:
+		return NotRun
+	case ahead == len(cases):
+		return Holds
+	case ahead > 0:
+		return Partly
+	case behind > 0:
+		return Refuted
+	}
+	return Inconclusive
+}
+
+// orderRule is the rule of orderVerdict in words, for the report.
+const orderRule = "in each case (a β) the first is *ahead* when its mean final value is better than the second's by more than the seed spread √(std₁² + std₂²), *behind* when worse by more, a *tie* otherwise (for EC vs FedAvg, ahead needs both test accuracy and training loss ahead, behind needs one behind and none ahead); the reading *holds* when the first is ahead in every case, is *partly* true when ahead in some, *refuted* when ahead in none and behind in one or more, *inconclusive* when every case ties"
+
+// combineOrders is the order of a case judged on several metrics: ahead
+// when ahead on all, behind when behind on one and ahead on none, a tie
+// otherwise.
+func combineOrders(cases ...Order) Order {
+	ahead, behind := 0, 0
+	for _, o := range cases {
+		switch o {
+		case Ahead:
+			ahead++
+		case Behind:
+			behind++
+		}
+	}
+	switch {
+	case ahead == len(cases):
+		return Ahead
+	case behind > 0 && ahead == 0:
+		return Behind
+	}
+	return Tie
+}
+
 func readFullBeatsPartial(g *Grid, nums *golden.Numbers) Reading {
 	r := Reading{ID: "fig1_full_beats_partial", Figure: "1", Paper: "per round, p = 1 beats p = 0.25 at every β", Values: map[string]float64{}}
 	var parts []string
-	ok, total := 0, 0
+	var orders []Order
 	for _, b := range g.Values("normec", betaOf) {
 		_, full := g.Tuned("normec", 1, b)
 		_, part := g.Tuned("normec", paperPartialP, b)
 		if full == nil || part == nil {
 			continue
 		}
-		total++
-		d := full.Final("acc").Mean - part.Final("acc").Mean
+		sf, sp := full.Final("acc"), part.Final("acc")
+		d := sf.Mean - sp.Mean
+		o := orderOf(d, sf.Std, sp.Std)
+		orders = append(orders, o)
 		auc := curveMean(full) - curveMean(part)
-		if d > 0 {
-			ok++
-		}
 		r.Values["acc_gap_pp_beta"+num(b)] = 100 * d
-		parts = append(parts, fmt.Sprintf("β = %s: %+.1f pp final, %+.1f pp averaged over rounds", num(b), 100*d, 100*auc))
+		r.Values["acc_spread_pp_beta"+num(b)] = 100 * math.Hypot(sf.Std, sp.Std)
+		parts = append(parts, fmt.Sprintf("β = %s: %+.1f pp final (seed spread %.1f pp: %s), %+.1f pp averaged over rounds",
+			num(b), 100*d, 100*math.Hypot(sf.Std, sp.Std), o, 100*auc))
 	}
-	r.Ours, r.Verdict = "p = 1 minus p = 0.25: "+strings.Join(parts, "; "), vote(ok, total)
+	r.Verdict = orderVerdict(orders)
+	r.Ours = "p = 1 minus p = 0.25: " + strings.Join(parts, "; ")
+	if len(orders) > 0 {
+		r.Ours += fmt.Sprintf(" — %s", orderCount(orders))
+	}
 	return r
+}
+
+// orderCount is "ahead at 0 of 3 β, tie at 2, behind at 1".
+func orderCount(cases []Order) string {
+	c := map[Order]int{}
+	for _, o := range cases {
+		c[o]++
+	}
+	return fmt.Sprintf("ahead at %d of %d β, tie at %d, behind at %d", c[Ahead], len(cases), c[Tie], c[Behind])
 }
 
 // curveMean is the seed-mean test accuracy averaged over the evaluated
@@ -350,24 +449,28 @@ func readPartialFewer(g *Grid, nums *golden.Numbers) Reading {
 func readECBeatsFedAvg(g *Grid, nums *golden.Numbers) Reading {
 	r := Reading{ID: "fig3_ec_beats_fedavg", Figure: "3", Paper: "EC beats FedAvg in test accuracy and training loss at every β (p = 1)", Values: map[string]float64{}}
 	var parts []string
-	ok, total := 0, 0
+	var orders []Order
 	for _, b := range g.Values("normec", betaOf) {
 		_, ec := g.Tuned("normec", 1, b)
 		_, fa := g.Tuned("fedavg", 1, b)
 		if ec == nil || fa == nil {
 			continue
 		}
-		total++
-		da := ec.Final("acc").Mean - fa.Final("acc").Mean
-		dl := ec.Final("train_loss").Mean - fa.Final("train_loss").Mean
-		if da > 0 && dl < 0 {
-			ok++
-		}
+		ea, fa1 := ec.Final("acc"), fa.Final("acc")
+		el, fl := ec.Final("train_loss"), fa.Final("train_loss")
+		da, dl := ea.Mean-fa1.Mean, el.Mean-fl.Mean
+		o := combineOrders(orderOf(da, ea.Std, fa1.Std), orderOf(-dl, el.Std, fl.Std))
+		orders = append(orders, o)
 		r.Values["acc_gap_pp_beta"+num(b)] = 100 * da
 		r.Values["train_loss_gap_beta"+num(b)] = dl
-		parts = append(parts, fmt.Sprintf("β = %s: %+.1f pp accuracy, %+.3f training loss", num(b), 100*da, dl))
+		parts = append(parts, fmt.Sprintf("β = %s: %+.1f pp accuracy (spread %.1f pp), %+.3f training loss (spread %.3f): %s",
+			num(b), 100*da, 100*math.Hypot(ea.Std, fa1.Std), dl, math.Hypot(el.Std, fl.Std), o))
 	}
-	r.Ours, r.Verdict = "EC minus FedAvg (each at its tuned γ): "+strings.Join(parts, "; "), vote(ok, total)
+	r.Verdict = orderVerdict(orders)
+	r.Ours = "EC minus FedAvg (each at its tuned γ): " + strings.Join(parts, "; ")
+	if len(orders) > 0 {
+		r.Ours += " — " + orderCount(orders)
+	}
 	return r
 }
 

@@ -206,3 +206,138 @@ func TestReportWrites(t *testing.T) {
 		}
 	}
 }
+
+// seedResults builds one result per accuracy in accs (one seed each) for
+// a configuration, with a flat curve at that accuracy.
+func seedResults(combo Combo, method string, p, beta, gamma float64, accs ...float64) []*runner.Result {
+	var out []*runner.Result
+	for i, acc := range accs {
+		c := RunConfig{Dataset: combo.Dataset, Model: combo.Model, Split: combo.Split, Noise: combo.Noise, Method: method, P: p, Beta: beta, Gamma: gamma,
+			Training: Training{Rounds: 20, Clients: 20}, Privacy: Privacy{Epsilon: 8, Delta: 1e-5}}
+		r := &runner.Result{Run: runner.Run{Paper: paperID, Scale: "test", Experiment: method, Cell: CellLabel(c), Seed: uint64(i + 1), Config: c}}
+		for _, round := range []float64{0, 10, 20} {
+			r.Rounds = append(r.Rounds, runner.Metrics{"round": round, "acc": acc, "train_loss": 2 - acc, "loss": 2 - acc, "transmissions": round * p * 20})
+		}
+		r.Final = runner.Metrics{"acc": acc, "best_acc": acc, "train_loss": 2 - acc, "loss": 2 - acc, "transmissions": 20 * p * 20, "diverged": 0}
+		r.Extra = map[string]any{"params": 100.0}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestOrderVerdict checks the rule of the ordering reading on synthetic
+// cases: a tie never counts as a win, a reversal with no win refutes.
+// Counting a positive mean difference as a win (the rule this replaced)
+// fails the tie rows; dropping the reversal check fails "refuted".
+func TestOrderVerdict(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		d    []float64 // A − B per case
+		std  float64   // seed std of both A and B in every case
+		want Verdict
+	}{
+		{"ahead everywhere", []float64{0.05, 0.04, 0.03}, 0.01, Holds},
+		{"ahead in some, tie elsewhere", []float64{0.05, 0.001, 0.002}, 0.01, Partly},
+		{"ahead in some, behind in one", []float64{0.05, 0.04, -0.07}, 0.01, Partly},
+		// The default-scale report: +0.1 and +0.6 pp inside the spread,
+		// −6.8 pp beyond it.
+		{"two ties and a reversal", []float64{0.001, 0.006, -0.068}, 0.01, Refuted},
+		{"behind everywhere", []float64{-0.05, -0.04, -0.03}, 0.01, Refuted},
+		{"all ties, positive means", []float64{0.001, 0.006, 0.009}, 0.01, Inconclusive},
+		{"all ties, mixed signs", []float64{0.001, -0.006}, 0.01, Inconclusive},
+		{"exactly at the spread is a tie", []float64{math.Sqrt2 * 0.01}, 0.01, Inconclusive},
+		{"no spread: any positive difference is ahead", []float64{1e-6, 2e-6}, 0, Holds},
+		{"no case", nil, 0.01, NotRun},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var os []Order
+			for _, d := range c.d {
+				os = append(os, orderOf(d, c.std, c.std))
+			}
+			if got := orderVerdict(os); got != c.want {
+				t.Errorf("d = %v, std %v: orders %v → %s, want %s", c.d, c.std, os, got, c.want)
+			}
+		})
+	}
+}
+
+// TestFullBeatsPartialFollowsRule recomputes "p = 1 beats p = 0.25" on a
+// grid with the default-scale report's pattern (two ties, a reversal at
+// β = 0.1): the verdict is refuted, not partly, and the sentence states
+// each β's order and the count.
+func TestFullBeatsPartialFollowsRule(t *testing.T) {
+	combo := Combo{"fashion-mnist", "logreg", "iid", "formula", ""}
+	var rs []*runner.Result
+	// Two seeds ±0.01 around the means: sample std 0.01·√2 per group, spread 2 pp.
+	for b, gap := range map[float64]float64{0.001: 0.001, 0.01: 0.006, 0.1: -0.068} {
+		rs = append(rs, seedResults(combo, "normec", 1, b, 0.1, 0.7+gap-0.01, 0.7+gap+0.01)...)
+		rs = append(rs, seedResults(combo, "normec", paperPartialP, b, 0.1, 0.69, 0.71)...)
+	}
+	grids, err := Grids(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := readFullBeatsPartial(grids[combo], nil)
+	if r.Verdict != Refuted {
+		t.Errorf("verdict %s, want refuted: %s", r.Verdict, r.Ours)
+	}
+	for _, want := range []string{"β = 0.001: +0.1 pp final (seed spread 2.0 pp: tie)", "β = 0.01: +0.6 pp final (seed spread 2.0 pp: tie)",
+		"β = 0.1: -6.8 pp final (seed spread 2.0 pp: behind)", "ahead at 0 of 3 β, tie at 2, behind at 1"} {
+		if !strings.Contains(r.Ours, want) {
+			t.Errorf("sentence lacks %q: %s", want, r.Ours)
+		}
+	}
+	if !strings.Contains(orderRule, "*tie*") || !strings.Contains(orderRule, "*refuted* when ahead in none") {
+		t.Errorf("the report's statement of the rule no longer names ties and refutation: %s", orderRule)
+	}
+}
+
+func TestCombineOrders(t *testing.T) {
+	for _, c := range []struct {
+		in   []Order
+		want Order
+	}{
+		{[]Order{Ahead, Ahead}, Ahead},
+		{[]Order{Ahead, Tie}, Tie},
+		{[]Order{Ahead, Behind}, Tie},
+		{[]Order{Tie, Tie}, Tie},
+		{[]Order{Behind, Tie}, Behind},
+		{[]Order{Behind, Behind}, Behind},
+	} {
+		if got := combineOrders(c.in...); got != c.want {
+			t.Errorf("%v → %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// TestECBeatsFedAvgFollowsRule: EC ahead on both metrics at β = 0.001,
+// ahead in accuracy only by less than the seed spread at β = 0.01 (a
+// tie), behind at β = 0.1 — partly; the same with the β = 0.001 lead
+// inside the spread — refuted (the d > 0 count it replaced said partly).
+func TestECBeatsFedAvgFollowsRule(t *testing.T) {
+	combo := Combo{"fashion-mnist", "logreg", "iid", "formula", ""}
+	for _, c := range []struct {
+		name string
+		lead float64 // EC's accuracy lead at β = 0.001
+		want Verdict
+	}{{"clear lead at one β", 0.2, Partly}, {"no clear lead", 0.005, Refuted}} {
+		t.Run(c.name, func(t *testing.T) {
+			var rs []*runner.Result
+			for b, gap := range map[float64]float64{0.001: c.lead, 0.01: 0.005, 0.1: -0.2} {
+				rs = append(rs, seedResults(combo, "normec", 1, b, 0.1, 0.5+gap-0.01, 0.5+gap+0.01)...)
+				rs = append(rs, seedResults(combo, "fedavg", 1, b, 0.1, 0.49, 0.51)...)
+			}
+			grids, err := Grids(rs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := readECBeatsFedAvg(grids[combo], nil)
+			if r.Verdict != c.want {
+				t.Errorf("verdict %s, want %s: %s", r.Verdict, c.want, r.Ours)
+			}
+			if !strings.Contains(r.Ours, "β = 0.1: -20.0 pp accuracy (spread 2.0 pp), +0.200 training loss (spread 0.020): behind") {
+				t.Errorf("sentence: %s", r.Ours)
+			}
+		})
+	}
+}

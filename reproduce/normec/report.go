@@ -351,7 +351,7 @@ func (w *reportWriter) readings(doc *report.Doc) {
 		doc.P("No results.")
 		return
 	}
-	doc.P("The paper quotes no table; these are all the readings its prose gives for Figs 1–4 (spec §5.3; transcribed in `golden/normec/paper.yaml`), each recomputed on **%s** — the paper's own protocol (iid split, its noise formula) on our data and model — with γ tuned per (method, p, β) as the paper did. Verdicts are computed from seed means: *holds* / *partly* (some of the cases it covers, or the right direction with a different size) / *refuted*; *not comparable* marks absolute accuracy levels, which depend on the task. The margins next to an argmax say whether the seeds separate it.", w.primary)
+	doc.P("The paper quotes no table; these are all the readings its prose gives for Figs 1–4 (spec §5.3; transcribed in `golden/normec/paper.yaml`), each recomputed on **%s** — the paper's own protocol (iid split, its noise formula) on our data and model — with γ tuned per (method, p, β) as the paper did. Verdicts are computed from seed means: *holds* / *partly* (some of the cases it covers, or the right direction with a different size) / *refuted*; *not comparable* marks absolute accuracy levels, which depend on the task. The margins next to an argmax say whether the seeds separate it. The two ordering readings (\"p = 1 beats p = 0.25\", \"EC beats FedAvg\") are judged case by case against the seeds: %s.", w.primary, orderRule)
 	tb := &report.Table{Header: []string{"fig", "paper (source)", "ours", "verdict"}, Align: "clll"}
 	var gaps []string
 	w.primaryReadings = Readings(g, w.nums)
