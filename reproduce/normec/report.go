@@ -539,6 +539,9 @@ func (w *reportWriter) claims(doc *report.Doc) {
 	doc.H(2, "Claims (`fedrepro verify --paper normec`)")
 	doc.P("The paper's lemmas, theorems, privacy formulas and the errata found while reading, each checked by a computation (`proofs/normec`); verdicts are computed, not typed in.")
 	w.claimCounts = report.Claims(doc, paperID, claimSeed)
+	if f := report.Convergence(doc, paperID, w.dir, claimSeed); f != "" {
+		doc.Findings(f)
+	}
 }
 
 // auditColumns are, per audit, the columns of wide tables the README
