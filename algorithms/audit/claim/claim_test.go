@@ -344,7 +344,8 @@ func TestMechanisms(t *testing.T) {
 		}
 		rep := auditOf(t, b, o)
 		r := rep.Cases[0].Readings[0]
-		want, err := accountant.Config{Kind: c.kind, Neighbouring: c.nb}.Account(c.event, c.delta)
+		// The engine runs the accountants under its default work cap.
+		want, err := accountant.Config{Kind: c.kind, Neighbouring: c.nb, WorkPoints: DefaultWorkPoints}.Account(c.event, c.delta)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

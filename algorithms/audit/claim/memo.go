@@ -32,7 +32,7 @@ var (
 )
 
 func configKey(c accountant.Config) string {
-	return fmt.Sprintf("%v|%v|%v|%v|%v|%v", c.Kind, c.Conversion, c.Neighbouring, c.Orders, c.PLD.Interval, c.PRV.EpsError)
+	return fmt.Sprintf("%v|%v|%v|%v|%v|%v|%v", c.Kind, c.Conversion, c.Neighbouring, c.Orders, c.PLD.Interval, c.PRV.EpsError, c.WorkPoints)
 }
 
 // account is safeAccount, memoised.

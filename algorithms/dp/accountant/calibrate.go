@@ -106,10 +106,17 @@ func calibrate(build func(sigma float64) Event, targetEps, delta float64, c Conf
 	shi := hi // the σ evaluated at uhi (returned as is, not re-derived)
 	glo, ghi := elo-targetEps, ehi-targetEps
 	side := 0 // which end was kept last time (−1 lo, +1 hi)
+	// epsHi is ε at the hi end. When it is 0 the accountant's ε has hit
+	// its floor (the conversions clamp at 0): ε(σ) is flat there, a
+	// secant through the floor points at the hi end every time, and
+	// regula falsi would creep towards the root by 1% of the bracket per
+	// evaluation (a target of 1e-300 took ~65 evaluations, seconds under
+	// RDP at σ ≈ 2e5). The search then bisects.
+	epsHi := ehi
 	for it := 0; uhi-ulo > math.Log1p(calRelTol) && it < 200; it++ {
 		w := uhi - ulo
 		u := 0.5 * (ulo + uhi)
-		if !math.IsInf(glo, 1) && glo > ghi && it%4 != 3 {
+		if !math.IsInf(glo, 1) && glo > ghi && it%4 != 3 && epsHi > 0 {
 			u = ulo + w*glo/(glo-ghi)
 			// stay strictly inside, at least a sliver from either end
 			u = math.Min(uhi-0.01*w, math.Max(ulo+0.01*w, u))
@@ -127,7 +134,7 @@ func calibrate(build func(sigma float64) Event, targetEps, delta float64, c Conf
 			}
 			side = -1
 		} else {
-			uhi, ghi, shi = u, gs, s
+			uhi, ghi, shi, epsHi = u, gs, s, es
 			if side == 1 && !math.IsInf(glo, 1) {
 				glo /= 2
 			}

@@ -32,12 +32,25 @@ func poissonLaplaceRDP(q, b, alpha float64) float64 {
 		return math.Inf(1)
 	case q == 1:
 		return laplaceRDP(b, alpha)
-	case math.IsInf(alpha, 1):
+	case math.IsInf(alpha, 1) || laplaceQuadPanels(alpha, b) > laplaceMaxPanels:
+		// At α = ∞ the RDP is the pure-DP level. At tiny scales the
+		// quadrature below would need more than laplaceMaxPanels panels to
+		// keep its precision (and took seconds per order vector at the
+		// cap, with no precision left): an ε-DP mechanism has RDP ≤ ε at
+		// every order (Mironov 2017, Prop. 3), so the amplified pure ε is
+		// a valid upper bound there — and the tight one in that regime,
+		// where one record's Laplace noise hides nothing.
 		return poissonLaplacePure(q, 1/b)
 	}
 	add := laplaceMixLogAm1(q, b, alpha)
 	rem := laplaceMixLogAm1(q, b, 1-alpha)
-	return math.Max(0, math.Log1p(math.Exp(math.Max(add, rem)))/(alpha-1))
+	la := math.Max(add, rem) // log(A − 1)
+	if la > 700 {
+		// log A = la + log1p(e^{−la}): e^{la} would overflow (and read as
+		// ε = ∞) where the RDP is finite and below the pure bound.
+		return la / (alpha - 1)
+	}
+	return math.Max(0, math.Log1p(math.Exp(la))/(alpha-1))
 }
 
 // poissonLaplacePure is the pure-DP level of Poisson sampling with
@@ -73,9 +86,19 @@ func laplaceMixLogAm1(q, b, beta float64) float64 {
 	// The log-integrand changes by at most (2|β| + 1)/b across [0, 1];
 	// panels over which it changes by ≤ 5 keep 20-point Gauss–Legendre at
 	// double precision.
-	panels := int(math.Min(4000, math.Ceil((2*math.Abs(beta)+1)/(5*b))+2))
+	panels := int(math.Min(laplaceMaxPanels, laplaceQuadPanels(beta, b)))
 	middle := logIntegral(mid, 0, 1, panels)
 	return logAdd(logAdd(left, right), middle)
+}
+
+// laplaceMaxPanels caps the quadrature panels of laplaceMixLogAm1.
+const laplaceMaxPanels = 4000
+
+// laplaceQuadPanels is the panel count laplaceMixLogAm1 needs at order β
+// and scale b: panels over which the log-integrand, whose slope is at
+// most (2|β| + 1)/b, changes by ≤ 5 (plus two).
+func laplaceQuadPanels(beta, b float64) float64 {
+	return math.Ceil((2*math.Abs(beta)+1)/(5*b)) + 2
 }
 
 // logG returns log g_β(x) = log((1+x)^β − 1 − βx) for x > −1, β ∉ [0, 1]
