@@ -168,6 +168,7 @@ func BenchmarkLogRegGradRows(b *testing.B) {
 			g := make([]float64, len(p))
 			b.ReportAllocs()
 			i := 0
+			c0 := processCPU()
 			for b.Loop() {
 				if i+32 > len(perm) {
 					i = 0
@@ -176,6 +177,67 @@ func BenchmarkLogRegGradRows(b *testing.B) {
 				i += 32
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*32), "ns/example")
+			reportCPU(b, c0, 32)
 		})
 	}
+}
+
+// The AVX2 head kernel must write dsGrads's gradients bit for bit, and
+// stop exactly at the first group of four holding a score whose −|d| is
+// beyond expCore's range (or NaN), leaving that group as it was.
+// Skipped where the kernel is not built or the CPU lacks AVX2.
+func TestDSHeadsAVX2MatchesDSGrads(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 kernel in this build or on this CPU")
+	}
+	r := stream(12, "ds4")
+	for _, scale := range []float64{0, 1e-300, 1e-3, 1, 10, 100, 700, 800} {
+		for _, n := range []int{4, 8, 32, 64} {
+			sc := make([]float64, n)
+			Y := make([]int, n)
+			yf := make([]float64, n)
+			for i := range sc {
+				sc[i] = scale * r.NormFloat64()
+				Y[i] = r.IntN(2)
+				yf[i] = float64(Y[i])
+			}
+			want := append([]float64(nil), sc...)
+			dsGrads(want, Y, nil)
+			stop := n
+			for i, d := range sc {
+				if !(-math.Abs(d) >= expUnderBelow) {
+					stop = i &^ 3
+					break
+				}
+			}
+			got := append([]float64(nil), sc...)
+			done := dsHeadsAVX2(&got[0], &yf[0], n)
+			if done != stop {
+				t.Fatalf("scale %g n %d: kernel stopped at %d, want %d", scale, n, done, stop)
+			}
+			for i := range got {
+				w := want[i]
+				if i >= done {
+					w = sc[i]
+				}
+				if math.Float64bits(got[i]) != math.Float64bits(w) {
+					t.Fatalf("scale %g n %d: entry %d (d = %v): kernel %v, want %v", scale, n, i, sc[i], got[i], w)
+				}
+			}
+		}
+	}
+	sc := []float64{1, 2, 3, 4, 5, math.NaN(), 7, 8}
+	if done := dsHeadsAVX2(&sc[0], &make([]float64, 8)[0], 8); done != 4 || sc[4] != 5 {
+		t.Fatalf("NaN in the second group: kernel wrote %d entries (sc = %v)", done, sc)
+	}
+}
+
+// Both paths of rows2 (AVX2 kernels and Go) against the frozen reference.
+func TestLogRegTwoClassGoPathMatchesFrozenReference(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("the AVX2 path is off already: TestLogRegTwoClassMatchesFrozenReference covers the Go path")
+	}
+	setAVX2(false)
+	defer setAVX2(true)
+	TestLogRegTwoClassMatchesFrozenReference(t)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedrepro/fedrepro/internal/cputime"
 )
 
 // refShuffle is Shuffle as first written (Fisher–Yates drawing j with
@@ -76,10 +78,14 @@ func BenchmarkPerm(b *testing.B) {
 			r := New(1, "bench-perm").Rand()
 			xs := make([]int, n)
 			b.ReportAllocs()
+			c0, ok0 := cputime.Process()
 			for b.Loop() {
 				Perm(r, xs)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/elem")
+			if c1, ok1 := cputime.Process(); ok0 && ok1 {
+				b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(b.N*n), "cpu-ns/elem")
+			}
 		})
 	}
 }
