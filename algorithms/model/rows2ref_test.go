@@ -106,7 +106,7 @@ func refRows2(l Loss, d int, w, bias, X []float64, Y []int, rows []int, n int, g
 func TestLogRegTwoClassMatchesFrozenReference(t *testing.T) {
 	r := stream(11, "rows2-ref")
 	for _, loss := range []Loss{CrossEntropy, DoubleSoftmax} {
-		for _, d := range []int{1, 3, 20, 61} {
+		for _, d := range []int{1, 3, 4, 8, 20, 61} {
 			for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 31, 32, 33} {
 				for _, scale := range []float64{0, 1e-3, 1, 30, 1e3} {
 					name := fmt.Sprintf("%v/d%d/n%d/s%g", loss, d, n, scale)
