@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 )
 
@@ -158,7 +157,7 @@ func BenchmarkLogRegGradRows(b *testing.B) {
 	for _, loss := range []Loss{DoubleSoftmax, CrossEntropy} {
 		b.Run(fmt.Sprintf("d20-c2-n32-%v", loss), func(b *testing.B) {
 			m := NewLogReg(20, 2, loss)
-			r := rand.New(rand.NewPCG(1, 2))
+			r := stream(1, "bench-rows")
 			p := make([]float64, m.NumParams())
 			for i := range p {
 				p[i] = 0.3 * r.NormFloat64()
