@@ -25,7 +25,7 @@ var (
 // ln2Digits is ln 2 to 100 decimal places.
 const ln2Digits = "0.6931471805599453094172321214581765680755001343602552541206800094933936219696947156058633269964186875"
 
-func init() { initExp() }
+func init() { initExp(); initDS4() }
 
 // initExp fills the table with correctly rounded powers 2^(j/N), computed
 // in 256-bit arithmetic (2^(1/N) by expTableBits square roots of 2), and

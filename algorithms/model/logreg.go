@@ -28,6 +28,7 @@ type LogReg struct {
 	// two-class scratch: w_1 − w_0, per-example scores then head gradients;
 	// a gathered batch for GradRows with more classes.
 	wd, sc, bx []float64
+	yf         []float64 // two-class labels as float64 for dsHeadsAVX2
 	by         []int
 	dl         []float64  // N×classes: head gradients of ClippedGradSum
 	ex         exactState // scratch of ExactClippedGradSum
@@ -288,7 +289,33 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 	// Head: scores → g_i (in place).
 	var total, gsum float64
 	if m.Loss == DoubleSoftmax && !wantLoss {
-		gsum = dsGrads(sc, Y, rows)
+		if useAVX2 && n >= 4 {
+			// Four lanes at a time, then dsGrads for what is left (n mod 4,
+			// or from a group with a score beyond exp's fast range); Σg in
+			// index order, as dsGrads sums.
+			m.yf = grow(m.yf, n)
+			yf := m.yf[:n]
+			for i := range yf {
+				k := i
+				if rows != nil {
+					k = rows[i]
+				}
+				yf[i] = float64(Y[k])
+			}
+			done := dsHeadsAVX2(&sc[0], &yf[0], n&^3)
+			if done < n {
+				if rows != nil {
+					dsGrads(sc[done:], Y, rows[done:])
+				} else {
+					dsGrads(sc[done:], Y[done:], nil)
+				}
+			}
+			for _, g := range sc {
+				gsum += g
+			}
+		} else {
+			gsum = dsGrads(sc, Y, rows)
+		}
 	} else {
 		for i, di := range sc {
 			k := i
@@ -301,8 +328,10 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 			total += l
 		}
 	}
-	// ∂/∂w_1 = Σ g_i x_i, four rows at a time, into gw's second row.
+	// ∂/∂w_1 = Σ g_i x_i, four rows at a time, into gw's second row (the
+	// first d4 = d − d mod 4 columns by acc4AVX2 where it runs).
 	g1 := gw[d : 2*d : 2*d]
+	d4 := d &^ 3
 	i := 0
 	for ; i+4 <= n; i += 4 {
 		k0, k1, k2, k3 := i, i+1, i+2, i+3
@@ -312,7 +341,12 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 		x0, x1, x2, x3 := X[k0*d:k0*d+d], X[k1*d:k1*d+d], X[k2*d:k2*d+d], X[k3*d:k3*d+d]
 		x0, x1, x2, x3 = x0[:len(g1)], x1[:len(g1)], x2[:len(g1)], x3[:len(g1)]
 		c0, c1, c2, c3 := sc[i], sc[i+1], sc[i+2], sc[i+3]
-		for j := range g1 {
+		j := 0
+		if useAVX2 && d4 > 0 {
+			acc4AVX2(&sc[i], &x0[0], &x1[0], &x2[0], &x3[0], &g1[0], d4)
+			j = d4
+		}
+		for ; j < len(g1); j++ {
 			g1[j] += c0*x0[j] + c1*x1[j] + c2*x2[j] + c3*x3[j]
 		}
 	}

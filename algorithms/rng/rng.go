@@ -18,6 +18,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 )
 
@@ -134,13 +135,47 @@ func Perm(r *rand.Rand, dst []int) {
 	Shuffle(r, dst)
 }
 
-// Shuffle permutes xs uniformly at random in place.
+// Shuffle permutes xs uniformly at random in place: Fisher–Yates from the
+// last position down, position i swapped with j uniform on 0..i.
+//
+// j is drawn exactly as r.IntN(i+1) draws it on 64-bit platforms (Go's
+// math/rand/v2: a mask when i+1 is a power of two, else Lemire's
+// multiply-and-reject, "Fast random integer generation in an interval",
+// ACM TOMACS 2019), written out here so that the per-element cost is one
+// call to the source and a 64×64→128-bit product; the permutations, and
+// the stream's position afterwards, are those of IntN (pinned by
+// TestShuffleMatchesFrozenReference). 32-bit platforms, where IntN takes a
+// different path, call it.
 func Shuffle(r *rand.Rand, xs []int) {
+	if !is64bit {
+		for i := len(xs) - 1; i > 0; i-- {
+			j := r.IntN(i + 1)
+			xs[i], xs[j] = xs[j], xs[i]
+		}
+		return
+	}
 	for i := len(xs) - 1; i > 0; i-- {
-		j := r.IntN(i + 1)
+		n := uint64(i + 1)
+		var j uint64
+		if n&(n-1) == 0 {
+			j = r.Uint64() & (n - 1)
+		} else {
+			hi, lo := bits.Mul64(r.Uint64(), n)
+			if lo < n {
+				thresh := -n % n
+				for lo < thresh {
+					hi, lo = bits.Mul64(r.Uint64(), n)
+				}
+			}
+			j = hi
+		}
 		xs[i], xs[j] = xs[j], xs[i]
 	}
 }
+
+// is64bit reports a 64-bit int (math/rand/v2's IntN draws differently on
+// 32-bit platforms).
+const is64bit = ^uint(0)>>63 == 1
 
 // SampleWithoutReplacement writes k distinct indices drawn uniformly from
 // 0..n-1 into dst[:k] (in the order drawn) using scratch of length n.
