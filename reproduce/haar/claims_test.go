@@ -36,7 +36,7 @@ func TestClaimEngineEquivalence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := claim.Audit(c, claim.Options{Seed: proofs.DefaultSeed, NoEmpirical: true, NoCalibration: true})
+	rep, err := claim.Audit(c, claim.Options{Seed: proofs.DefaultSeed, NoEmpirical: true, NoCalibration: true, WorkPoints: -1}) // the audit runs uncapped
 	if err != nil {
 		t.Fatal(err)
 	}
