@@ -279,15 +279,7 @@ func orderOf(d, stdA, stdB float64) Order {
 // A tie never counts for the reading: "p = 1 beats p = 0.25 at every β"
 // is not supported where the seeds do not separate the two.
 func orderVerdict(cases []Order) Verdict {
-	var ahead, behind int
-	for _, o := range cases {
-		switch o {
-		case Ahead:
-			ahead++
-		case Behind:
-			behind++
-		}
-	}
+	ahead, behind := countOrders(cases)
 	switch {
 	case len(cases) == 0:
 		return NotRun
@@ -301,14 +293,8 @@ func orderVerdict(cases []Order) Verdict {
 	return Inconclusive
 }
 
-// orderRule is the rule of orderVerdict in words, for the report.
-const orderRule = "in each case (a β) the first is *ahead* when its mean final value is better than the second's by more than the seed spread √(std₁² + std₂²), *behind* when worse by more, a *tie* otherwise (for EC vs FedAvg, ahead needs both test accuracy and training loss ahead, behind needs one behind and none ahead); the reading *holds* when the first is ahead in every case, is *partly* true when ahead in some, *refuted* when ahead in none and behind in one or more, *inconclusive* when every case ties"
-
-// combineOrders is the order of a case judged on several metrics: ahead
-// when ahead on all, behind when behind on one and ahead on none, a tie
-// otherwise.
-func combineOrders(cases ...Order) Order {
-	ahead, behind := 0, 0
+// countOrders counts the cases that are ahead and behind.
+func countOrders(cases []Order) (ahead, behind int) {
 	for _, o := range cases {
 		switch o {
 		case Ahead:
@@ -317,6 +303,17 @@ func combineOrders(cases ...Order) Order {
 			behind++
 		}
 	}
+	return ahead, behind
+}
+
+// orderRule is the rule of orderVerdict in words, for the report.
+const orderRule = "in each case (a β) the first is *ahead* when its mean final value is better than the second's by more than the seed spread √(std₁² + std₂²), *behind* when worse by more, a *tie* otherwise (for EC vs FedAvg, ahead needs both test accuracy and training loss ahead, behind needs one behind and none ahead); the reading *holds* when the first is ahead in every case, is *partly* true when ahead in some, *refuted* when ahead in none and behind in one or more, *inconclusive* when every case ties"
+
+// combineOrders is the order of a case judged on several metrics: ahead
+// when ahead on all, behind when behind on one and ahead on none, a tie
+// otherwise.
+func combineOrders(cases ...Order) Order {
+	ahead, behind := countOrders(cases)
 	switch {
 	case ahead == len(cases):
 		return Ahead

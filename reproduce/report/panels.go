@@ -3,14 +3,10 @@ package report
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Panels is a set of small multiples: one Figure per panel, laid out in a
@@ -150,15 +146,5 @@ func (ps *Panels) Save(base string) error {
 			leg.Draw(lc)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return err
-	}
-	svg := vgsvg.New(w, h)
-	render(svg)
-	if err := writeAtomic(base+".svg", svg); err != nil {
-		return err
-	}
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))
-	render(img)
-	return writeAtomic(base+".png", vgimg.PngCanvas{Canvas: img})
+	return saveRendered(base, w, h, render)
 }

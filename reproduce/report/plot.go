@@ -314,15 +314,21 @@ func (f *Figure) Save(base string) error {
 			leg.Draw(lc)
 		}
 	}
+	return saveRendered(base, w+legW, h, render)
+}
+
+// saveRendered draws render on a w × h SVG canvas and a PNG one at PNGDPI
+// and writes them as base+".svg" and base+".png", each atomically.
+func saveRendered(base string, w, h vg.Length, render func(vg.CanvasSizer)) error {
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return err
 	}
-	svg := vgsvg.New(w+legW, h)
+	svg := vgsvg.New(w, h)
 	render(svg)
 	if err := writeAtomic(base+".svg", svg); err != nil {
 		return err
 	}
-	img := vgimg.NewWith(vgimg.UseWH(w+legW, h), vgimg.UseDPI(PNGDPI))
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))
 	render(img)
 	return writeAtomic(base+".png", vgimg.PngCanvas{Canvas: img})
 }
@@ -331,17 +337,7 @@ func (f *Figure) Save(base string) error {
 // as base+".svg" and base+".png" at PNGDPI, each atomically, like
 // Figure.Save: w × h is the whole canvas.
 func SavePlot(p *plot.Plot, w, h vg.Length, base string) error {
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return err
-	}
-	svg := vgsvg.New(w, h)
-	p.Draw(draw.New(svg))
-	if err := writeAtomic(base+".svg", svg); err != nil {
-		return err
-	}
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))
-	p.Draw(draw.New(img))
-	return writeAtomic(base+".png", vgimg.PngCanvas{Canvas: img})
+	return saveRendered(base, w, h, func(c vg.CanvasSizer) { p.Draw(draw.New(c)) })
 }
 
 func writeAtomic(path string, c io.WriterTo) error {
