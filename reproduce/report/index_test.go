@@ -28,6 +28,30 @@ func TestCommittedIndex(t *testing.T) {
 	}
 }
 
+// A committed report records the clean commits its results came from: a
+// run from a modified tree cannot be traced to any code, so a report whose
+// provenance says "dirty" (or names no commit) is refused.
+func TestCommittedReportsClean(t *testing.T) {
+	dir := filepath.Join("..", "..", "reports")
+	sums, err := filepath.Glob(filepath.Join(dir, "*", "summary.json"))
+	if err != nil || len(sums) == 0 {
+		t.Fatalf("no committed summary.json under reports/ (%v)", err)
+	}
+	for _, f := range sums {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if err := cleanProvenance(s.Provenance); err != nil {
+			t.Errorf("%s: %v; regenerate it with `make reproduce PAPER=%s` from a clean checkout", f, err, s.Paper)
+		}
+	}
+}
+
 // The check itself refuses what it must.
 func TestCleanProvenance(t *testing.T) {
 	ok := &runner.Provenance{Commit: "79985f6d2c2b1e3f00000000000000000000aaaa"}
