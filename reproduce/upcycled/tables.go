@@ -241,15 +241,8 @@ func (w *reportWriter) fixedTable(doc *report.Doc, tableID string, pt *paper.Tab
 		if m == feddynAcar {
 			continue
 		}
-		for _, ds := range exp.Datasets {
-			b, u := w.get(exp.Name, so, ds, m, "baseline", mode), w.get(exp.Name, so, ds, m, "upcycled", mode)
-			if b != nil && u != nil {
-				cells++
-				if u.stats("acc").Mean > b.stats("acc").Mean {
-					wins++
-				}
-			}
-		}
+		c, wn := w.upcycledWins(exp, so, m, mode)
+		cells, wins = cells+c, wins+wn
 	}
 	if !any {
 		return "", false
@@ -400,15 +393,8 @@ func (w *reportWriter) tunedTable(doc *report.Doc, tableID string, pt *paper.Tab
 			}
 			tb.Rows = append(tb.Rows, row)
 		}
-		for _, ds := range exp.Datasets {
-			b, u := w.get(exp.Name, so, ds, m, "baseline", mode), w.get(exp.Name, so, ds, m, "upcycled", mode)
-			if b != nil && u != nil {
-				cells++
-				if u.stats("acc").Mean > b.stats("acc").Mean {
-					wins++
-				}
-			}
-		}
+		c, wn := w.upcycledWins(exp, so, m, mode)
+		cells, wins = cells+c, wins+wn
 	}
 	if !any {
 		return "", false
@@ -452,4 +438,20 @@ func (g *group) selected() (lr, c float64) {
 		}
 	}
 	return lr, c
+}
+
+// upcycledWins counts, over exp's datasets, the cells of method m where
+// both arms ran (cells) and where Upcycled's mean accuracy is above its
+// baseline's (wins).
+func (w *reportWriter) upcycledWins(exp *Experiment, so, m, mode string) (cells, wins int) {
+	for _, ds := range exp.Datasets {
+		b, u := w.get(exp.Name, so, ds, m, "baseline", mode), w.get(exp.Name, so, ds, m, "upcycled", mode)
+		if b != nil && u != nil {
+			cells++
+			if u.stats("acc").Mean > b.stats("acc").Mean {
+				wins++
+			}
+		}
+	}
+	return cells, wins
 }
