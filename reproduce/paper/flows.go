@@ -2,8 +2,10 @@ package paper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,13 +140,33 @@ func (p *Paper) writeReport(o Options, pl *Planned, results []*runner.Result) (s
 }
 
 // CheckWritable fails early, before any run, when a folder the command
-// will write cannot be created or written.
+// will write cannot be created or written. It creates nothing: it probes
+// the nearest folder that already exists on each path (a temporary file
+// made and removed there), so a command refused later — a shard plan for
+// another array, an interrupted start — leaves no empty folders behind.
+// A path that runs through a file is refused.
 func CheckWritable(dirs ...string) error {
 	for _, d := range dirs {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("%s is not writable: %w", d, err)
+		probe := filepath.Clean(d)
+		for {
+			fi, err := os.Stat(probe)
+			if err == nil {
+				if !fi.IsDir() {
+					return fmt.Errorf("%s is not writable: %s is not a folder", d, probe)
+				}
+				break
+			}
+			if errors.Is(err, fs.ErrPermission) {
+				return fmt.Errorf("%s is not writable: %w", d, err)
+			}
+			// Missing, or below a file (ENOTDIR): look one level up.
+			parent := filepath.Dir(probe)
+			if parent == probe {
+				return fmt.Errorf("%s is not writable: no existing folder on its path", d)
+			}
+			probe = parent
 		}
-		f, err := os.CreateTemp(d, ".fedrepro-write-check-*")
+		f, err := os.CreateTemp(probe, ".fedrepro-write-check-*")
 		if err != nil {
 			return fmt.Errorf("%s is not writable: %w", d, err)
 		}
