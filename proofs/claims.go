@@ -2,7 +2,7 @@
 //
 // Every theoretical statement of a paper (a lemma, a theorem, a formula, an
 // erratum found while reading) becomes a Claim whose Check runs a
-// computation — a gopter property, a Monte-Carlo experiment, an exact
+// computation — a seeded random sweep (proofs/sweep), a Monte-Carlo experiment, an exact
 // enumeration — and returns a Verdict computed from what it found. Its
 // Kind says what that verdict rests on: the project's implementations
 // (Computation) or only the paper's own formulas and numbers (Algebra). The
@@ -77,7 +77,7 @@ const (
 	Computation Kind = "computation"
 	// Algebra: the check re-derives or transcribes the paper's own algebra
 	// or published numbers, evaluating its formulas at numbers of its own
-	// (by hand-built instances, enumeration, gopter or a Monte Carlo of the
+	// (by hand-built instances, enumeration, a random sweep or a Monte Carlo of the
 	// paper's own expressions); the verdict rests on the paper's formulas
 	// and constants, not on the project's implementations (helpers it calls
 	// for arithmetic are incidental: no plausible bug in them moves it).

@@ -1,7 +1,6 @@
 package fedddpm
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,9 +8,7 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
+	"github.com/fedrepro/fedrepro/proofs/sweep"
 )
 
 const paper = "fedddpm"
@@ -32,17 +29,10 @@ func stream(cfg proofs.Config, claim string, labels ...any) *rand.Rand {
 	return rng.New(cfg.Seed, append([]any{paper, claim}, labels...)...).Rand()
 }
 
-// runProps runs gopter properties seeded from the check's configuration and
-// returns whether all passed and gopter's report.
-func runProps(cfg proofs.Config, claim string, tests int, add func(*gopter.Properties)) (bool, string) {
-	seed := int64(rng.New(cfg.Seed, paper, claim, "gopter").Uint64() >> 1)
-	params := gopter.DefaultTestParametersWithSeed(seed)
-	params.MinSuccessfulTests = tests
-	props := gopter.NewProperties(params)
-	add(props)
-	var buf bytes.Buffer
-	ok := props.Run(gopter.NewFormatedReporter(false, 100, &buf))
-	return ok, fmt.Sprintf("gopter seed %d: %s", seed, strings.Join(strings.Fields(buf.String()), " "))
+// sweepOf names the sweep of a claim (or of one of its properties):
+// sweep.New(cfg.Seed, paper, claim, labels…).
+func sweepOf(cfg proofs.Config, claim string, labels ...any) sweep.Stream {
+	return sweep.New(cfg.Seed, append([]any{paper, claim}, labels...)...)
 }
 
 // paperConfigs are the four (T, K, N, n) settings of §VI-A2 (MNIST: T = 400
@@ -252,30 +242,36 @@ func randomParams(r *rand.Rand) params {
 	}
 }
 
+// theorem1Case draws (T, K, E, N, n, L, σ_l², σ_g², f(w_0)−f*, C) from the
+// stream seeded by seed and returns the relative error between (19), summed
+// term by term over t and divided by T·Kζ_tC, and (15).
+func theorem1Case(seed uint64) float64 {
+	r := rng.New(seed, "thm1").Rand()
+	pp := randomParams(r)
+	C := 0.01 + 0.49*r.Float64()
+	zeta := make([]float64, pp.T)
+	eta := make([]float64, pp.T)
+	for t := range zeta {
+		zeta[t] = zetaThm(pp.L, pp.K, pp.T)
+		eta[t] = etaThm(pp.L, pp.E, pp.T)
+	}
+	rhs, fac := rhs19(pp, C, zeta, eta)
+	got, want := rhs/fac, bound15(pp, C)
+	return math.Abs(got-want) / want
+}
+
 func checkTheorem1Algebra(cfg proofs.Config) proofs.Result {
 	tests := 500
 	if cfg.Quick {
 		tests = 200
 	}
 	worst := 0.0
-	ok, report := runProps(cfg, "theorem1-algebra", tests, func(p *gopter.Properties) {
-		p.Property("RHS(19)/(T·KζC) = RHS(15)", prop.ForAll(func(seed uint64) bool {
-			r := rng.New(seed, "thm1").Rand()
-			pp := randomParams(r)
-			C := 0.01 + 0.49*r.Float64()
-			zeta := make([]float64, pp.T)
-			eta := make([]float64, pp.T)
-			for t := range zeta {
-				zeta[t] = zetaThm(pp.L, pp.K, pp.T)
-				eta[t] = etaThm(pp.L, pp.E, pp.T)
-			}
-			rhs, fac := rhs19(pp, C, zeta, eta)
-			got, want := rhs/fac, bound15(pp, C)
-			e := math.Abs(got-want) / want
-			worst = math.Max(worst, e)
-			return e < 1e-12
-		}, gen.UInt64()))
+	out := sweep.Run(sweepOf(cfg, "theorem1-algebra"), tests, func(cs *sweep.Case) bool {
+		e := theorem1Case(cs.Uint64())
+		worst = math.Max(worst, e)
+		return e < 1e-12
 	})
+	ok, report := out.OK(), out.String()
 	v := proofs.Refuted
 	if ok {
 		v = proofs.Holds

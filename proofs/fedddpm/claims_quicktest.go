@@ -8,9 +8,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/fedddpm"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
+	"github.com/fedrepro/fedrepro/proofs/sweep"
 )
 
 func init() {
@@ -40,45 +38,76 @@ func checkQuickTest(cfg proofs.Config) proofs.Result {
 	if cfg.Quick {
 		tests = 100
 	}
-	ok, report := runProps(cfg, "quicktest", tests, func(p *gopter.Properties) {
-		p.Property("(i) first call never fires, sets AvgScore = Score", prop.ForAll(func(s float64) bool {
-			f, st := fedddpm.QuickTest(fedddpm.QuickTestState{}, s, c)
-			return !f && st.Set && st.AvgScore == s
-		}, gen.Float64Range(0, 400)))
-		p.Property("(iii) constant score fires on the second call", prop.ForAll(func(s float64) bool {
-			_, st := fedddpm.QuickTest(fedddpm.QuickTestState{}, s, c)
-			f, _ := fedddpm.QuickTest(st, s, c)
-			return f
-		}, gen.Float64Range(0, 400)))
-		p.Property("(iv) firing leaves the state unchanged, else γ-EMA update", prop.ForAll(func(avg, s float64) bool {
-			st := fedddpm.QuickTestState{AvgScore: avg, Set: true}
-			f, next := fedddpm.QuickTest(st, s, c)
-			if math.Abs(avg-s) <= c.Threshold {
-				return f && next == st
-			}
-			return !f && math.Abs(next.AvgScore-(c.Gamma*s+(1-c.Gamma)*avg)) <= 1e-12*(1+math.Abs(avg)+math.Abs(s))
-		}, gen.Float64Range(0, 60), gen.Float64Range(0, 60)))
-		p.Property("convergent scores stop training at a multiple of 10, never before round 10", prop.ForAll(func(seed uint64) bool {
-			r := rng.New(seed, "quicktest-convergent").Rand()
-			limit, amp, rate := 50*r.Float64(), 100*r.Float64(), 0.3+0.65*r.Float64()
-			rule, err := fedddpm.NewStopRule(fedddpm.PaperCheckEvery, c)
-			if err != nil {
-				return false
-			}
-			check := 0
-			for t := 0; t < 100000; t++ {
-				if rule.Observe(t, func() float64 { check++; return limit + amp*math.Pow(rate, float64(check)) }) {
-					return t >= 10 && t%10 == 0 && rule.StopRound == t
-				}
-			}
-			return false
-		}, gen.UInt64()))
-	})
+	outs := []sweep.Outcome{
+		// (i) the first call never fires and sets AvgScore = Score.
+		sweep.Run(sweepOf(cfg, "quicktest", "first-call"), tests, func(cs *sweep.Case) bool {
+			return quickFirstCall(c, cs.Float64Range(0, 400))
+		}),
+		// (iii) a constant score fires on the second call.
+		sweep.Run(sweepOf(cfg, "quicktest", "constant-fires"), tests, func(cs *sweep.Case) bool {
+			return quickConstantFires(c, cs.Float64Range(0, 400))
+		}),
+		// (iv) firing leaves the state unchanged, else the γ-EMA update.
+		sweep.Run(sweepOf(cfg, "quicktest", "ema-update"), tests, func(cs *sweep.Case) bool {
+			return quickEMA(c, cs.Float64Range(0, 60), cs.Float64Range(0, 60))
+		}),
+		// Convergent scores stop training at a multiple of 10, never before round 10.
+		sweep.Run(sweepOf(cfg, "quicktest", "convergent-stops"), tests, func(cs *sweep.Case) bool {
+			return quickConvergentStops(c, cs.Uint64())
+		}),
+	}
+	report := sweep.Report(outs...)
 	v := proofs.Holds
-	if !ok || len(fails) > 0 {
+	if !sweep.AllOK(outs...) || len(fails) > 0 {
 		v = proofs.Refuted
 	}
 	return proofs.Result{Verdict: v,
 		Evidence: fmt.Sprintf("fedddpm.QuickTest / StopRule implement Algorithm 3 and line 7 of Algorithm 2 literally; worked example AvgScore trace %v%s; %s", trace, strings.Join(append([]string{""}, fails...), "; FAILED: "), report),
 		Values:   map[string]any{"trace": trace}}
+}
+
+// quickFirstCall: the first QuickTest call on score s never fires and sets
+// AvgScore = s (Algorithm 3, property (i)).
+func quickFirstCall(c fedddpm.QuickTestConfig, s float64) bool {
+	f, st := fedddpm.QuickTest(fedddpm.QuickTestState{}, s, c)
+	return !f && st.Set && st.AvgScore == s
+}
+
+// quickConstantFires: the same score s twice fires on the second call
+// (property (iii): |avg − s| = 0 ≤ Threshold).
+func quickConstantFires(c fedddpm.QuickTestConfig, s float64) bool {
+	_, st := fedddpm.QuickTest(fedddpm.QuickTestState{}, s, c)
+	f, _ := fedddpm.QuickTest(st, s, c)
+	return f
+}
+
+// quickEMA: from AvgScore avg, score s fires and leaves the state unchanged
+// when |avg − s| ≤ Threshold, else it does not fire and AvgScore becomes
+// γs + (1−γ)avg to 1e-12 relative (property (iv)).
+func quickEMA(c fedddpm.QuickTestConfig, avg, s float64) bool {
+	st := fedddpm.QuickTestState{AvgScore: avg, Set: true}
+	f, next := fedddpm.QuickTest(st, s, c)
+	if math.Abs(avg-s) <= c.Threshold {
+		return f && next == st
+	}
+	return !f && math.Abs(next.AvgScore-(c.Gamma*s+(1-c.Gamma)*avg)) <= 1e-12*(1+math.Abs(avg)+math.Abs(s))
+}
+
+// quickConvergentStops: a score sequence limit + amp·rate^k (drawn from the
+// stream seeded by seed) checked every 10 rounds stops training at a round
+// t ≥ 10 with t a multiple of 10, recorded as StopRound.
+func quickConvergentStops(c fedddpm.QuickTestConfig, seed uint64) bool {
+	r := rng.New(seed, "quicktest-convergent").Rand()
+	limit, amp, rate := 50*r.Float64(), 100*r.Float64(), 0.3+0.65*r.Float64()
+	rule, err := fedddpm.NewStopRule(fedddpm.PaperCheckEvery, c)
+	if err != nil {
+		return false
+	}
+	check := 0
+	for t := 0; t < 100000; t++ {
+		if rule.Observe(t, func() float64 { check++; return limit + amp*math.Pow(rate, float64(check)) }) {
+			return t >= 10 && t%10 == 0 && rule.StopRound == t
+		}
+	}
+	return false
 }

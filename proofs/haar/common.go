@@ -12,16 +12,13 @@
 package haar
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
-	"github.com/fedrepro/fedrepro/algorithms/rng"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/leanovate/gopter"
+	"github.com/fedrepro/fedrepro/proofs/sweep"
 )
 
 const paper = "haar"
@@ -83,22 +80,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// gopterParams returns seeded gopter parameters for a claim: the seed is
-// derived from the run seed and the claim slug, so a failure replays.
-func gopterParams(cfg proofs.Config, slug string, full, quick int) (*gopter.TestParameters, int64) {
-	seed := int64(rng.New(cfg.Seed, "gopter", slug).Uint64() >> 1)
-	p := gopter.DefaultTestParametersWithSeed(seed)
-	p.MinSuccessfulTests = full
+// sweepOf names the sweep of a claim, sweep.New(cfg.Seed, paper, slug,
+// labels…), and returns its draw count: full, or quick under cfg.Quick.
+func sweepOf(cfg proofs.Config, slug string, full, quick int, labels ...any) (sweep.Stream, int) {
+	n := full
 	if cfg.Quick {
-		p.MinSuccessfulTests = quick
+		n = quick
 	}
-	return p, seed
-}
-
-// runProps runs gopter properties and returns whether all passed and the
-// report text (which names the failing arguments and the seed).
-func runProps(props *gopter.Properties) (bool, string) {
-	var buf bytes.Buffer
-	ok := props.Run(gopter.NewFormatedReporter(false, 120, &buf))
-	return ok, strings.TrimSpace(buf.String())
+	return sweep.New(cfg.Seed, append([]any{paper, slug}, labels...)...), n
 }

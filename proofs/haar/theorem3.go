@@ -10,14 +10,12 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/quad"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
+	"github.com/fedrepro/fedrepro/proofs/sweep"
 	"gonum.org/v1/gonum/mat"
 )
 
 func init() {
-	// Algebra: a gopter property of the printed coefficient functions
+	// Algebra: a sweep (proofs/sweep) of the printed coefficient functions
 	// (14)–(16), transcribed in t3; no project implementation is run.
 	registerAlgebra("theorem3-coefficients", "Theorem 3, eqs. (14)–(16)",
 		"Δ_t = 1 − μη_t ∈ [0,1) for 0 < μη_t ≤ 1; c_t and B_t are non-negative and grow with η_t; at t = t_c+1 the drift sums are empty, so c_t = Mη_t²B_2²/(2K) and the B_t term vanishes.",
@@ -56,38 +54,41 @@ func (c t3) gradCoef(lambda, eta float64) float64 {
 	return eta / 2 * (-1 + lambda*c.M*eta*(c.B1+c.K)/c.K)
 }
 
-func checkTheorem3Coefficients(cfg proofs.Config) proofs.Result {
-	params, seed := gopterParams(cfg, "theorem3-coefficients", 500, 100)
-	props := gopter.NewProperties(params)
-	props.Property("(14)–(16) signs, monotonicity and the t = t_c+1 case", prop.ForAll(
-		func(mu, kappa, b1, b2, lambda, frac, past float64, k, n int) string {
-			c := t3{M: mu * kappa, mu: mu, B1: b1, B2sq: b2 * b2, K: float64(k), N: float64(n)}
-			eta := frac / mu // μη = frac ∈ (0,1]
-			if d := c.delta(eta); !(d >= 0 && d < 1) {
-				return fmt.Sprintf("Δ = %g outside [0,1)", d)
-			}
-			e2 := eta * 1.1
-			if c.ct(eta, past) < 0 || c.bt(lambda, eta) < 0 {
-				return "negative c_t or B_t"
-			}
-			if c.ct(e2, past) < c.ct(eta, past) || c.bt(lambda, e2) < c.bt(lambda, eta) {
-				return "c_t or B_t decreases in η"
-			}
-			if want := c.M * eta * eta * c.B2sq / (2 * c.K); math.Abs(c.ct(eta, 0)-want) > 1e-12*math.Max(1, want) {
-				return fmt.Sprintf("c_t at t_c+1 = %g, want %g", c.ct(eta, 0), want)
-			}
-			return ""
-		},
-		gen.Float64Range(0.01, 10), gen.Float64Range(1, 100), gen.Float64Range(0, 10), gen.Float64Range(0, 10),
-		gen.Float64Range(1, 20), gen.Float64Range(1e-3, 1), gen.Float64Range(0, 5), gen.IntRange(1, 100), gen.IntRange(1, 100),
-	))
-	ok, report := runProps(props)
-	vals := map[string]any{"gopter_seed": seed, "tests": params.MinSuccessfulTests}
-	if ok {
-		return proofs.Result{Verdict: proofs.Holds, Values: vals,
-			Evidence: fmt.Sprintf("%d random (μ, M/μ, B_1, B_2, λ, μη ∈ (0,1], K, N), gopter seed %d: Δ_t ∈ [0,1), c_t, B_t ≥ 0 and non-decreasing in η_t, c_t = Mη²B_2²/(2K) with empty drift sums", params.MinSuccessfulTests, seed)}
+// theorem3Case checks one draw of the coefficient claim: μ, M = κμ, B_1,
+// B_2, λ, μη = frac, the past drift sum, K and N. It returns why the draw
+// fails, "" if Δ_t ∈ [0,1), c_t, B_t ≥ 0 and non-decreasing in η_t, and
+// c_t at t = t_c+1 equals Mη²B_2²/(2K) to 1e-12.
+func theorem3Case(mu, kappa, b1, b2, lambda, frac, past float64, k, n int) string {
+	c := t3{M: mu * kappa, mu: mu, B1: b1, B2sq: b2 * b2, K: float64(k), N: float64(n)}
+	eta := frac / mu // μη = frac ∈ (0,1]
+	if d := c.delta(eta); !(d >= 0 && d < 1) {
+		return fmt.Sprintf("Δ = %g outside [0,1)", d)
 	}
-	return proofs.Result{Verdict: proofs.Refuted, Values: vals, Evidence: report}
+	e2 := eta * 1.1
+	if c.ct(eta, past) < 0 || c.bt(lambda, eta) < 0 {
+		return "negative c_t or B_t"
+	}
+	if c.ct(e2, past) < c.ct(eta, past) || c.bt(lambda, e2) < c.bt(lambda, eta) {
+		return "c_t or B_t decreases in η"
+	}
+	if want := c.M * eta * eta * c.B2sq / (2 * c.K); math.Abs(c.ct(eta, 0)-want) > 1e-12*math.Max(1, want) {
+		return fmt.Sprintf("c_t at t_c+1 = %g, want %g", c.ct(eta, 0), want)
+	}
+	return ""
+}
+
+func checkTheorem3Coefficients(cfg proofs.Config) proofs.Result {
+	st, tests := sweepOf(cfg, "theorem3-coefficients", 500, 100)
+	out := sweep.Run(st, tests, func(c *sweep.Case) string {
+		return theorem3Case(c.Float64Range(0.01, 10), c.Float64Range(1, 100), c.Float64Range(0, 10), c.Float64Range(0, 10),
+			c.Float64Range(1, 20), c.Float64Range(1e-3, 1), c.Float64Range(0, 5), c.IntRange(1, 100), c.IntRange(1, 100))
+	})
+	vals := map[string]any{"tests": tests}
+	if out.OK() {
+		return proofs.Result{Verdict: proofs.Holds, Values: vals,
+			Evidence: fmt.Sprintf("%d random (μ, M/μ, B_1, B_2, λ, μη ∈ (0,1], K, N), sweep stream %s: Δ_t ∈ [0,1), c_t, B_t ≥ 0 and non-decreasing in η_t, c_t = Mη²B_2²/(2K) with empty drift sums", tests, out.Stream)}
+	}
+	return proofs.Result{Verdict: proofs.Refuted, Values: vals, Evidence: out.String()}
 }
 
 // federation is a set of client quadratics with the constants of

@@ -9,9 +9,7 @@ import (
 	hwt "github.com/fedrepro/fedrepro/algorithms/haar"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
+	"github.com/fedrepro/fedrepro/proofs/sweep"
 )
 
 func init() {
@@ -32,48 +30,54 @@ func init() {
 		checkLinearity)
 }
 
+// roundTripCase checks one draw of the round-trip claim: a vector of
+// length n with entries of scale e^{3Z}, seeded by s. It returns the
+// largest relative error of HWT-INV(HWT(x))[:n] against x and why the draw
+// fails ("" if every error is ≤ 1e-12).
+func roundTripCase(n int, s uint64) (worst float64, fail string) {
+	r := rng.Stream(s, "x")
+	x := make([]float64, n)
+	scale := math.Exp(3 * r.NormFloat64())
+	inf := 0.0
+	for i := range x {
+		x[i] = scale * r.NormFloat64()
+		inf = math.Max(inf, math.Abs(x[i]))
+	}
+	back := hwt.Inverse(hwt.Forward(x), n)
+	for i := range x {
+		rel := math.Abs(back[i]-x[i]) / math.Max(1, inf)
+		worst = math.Max(worst, rel)
+		if rel > 1e-12 {
+			return worst, fmt.Sprintf("n=%d element %d: %g vs %g", n, i, back[i], x[i])
+		}
+	}
+	return worst, ""
+}
+
 func checkRoundTrip(cfg proofs.Config) proofs.Result {
-	params, seed := gopterParams(cfg, "hwt-round-trip", 300, 60)
-	props := gopter.NewProperties(params)
+	st, tests := sweepOf(cfg, "hwt-round-trip", 300, 60)
 	worst := 0.0
-	props.Property("HWT-INV(HWT(x))[:n] == x", prop.ForAll(
-		func(n int, s uint64) string {
-			r := rng.Stream(s, "x")
-			x := make([]float64, n)
-			scale := math.Exp(3 * r.NormFloat64())
-			inf := 0.0
-			for i := range x {
-				x[i] = scale * r.NormFloat64()
-				inf = math.Max(inf, math.Abs(x[i]))
-			}
-			back := hwt.Inverse(hwt.Forward(x), n)
-			for i := range x {
-				rel := math.Abs(back[i]-x[i]) / math.Max(1, inf)
-				worst = math.Max(worst, rel)
-				if rel > 1e-12 {
-					return fmt.Sprintf("n=%d element %d: %g vs %g", n, i, back[i], x[i])
-				}
-			}
-			return ""
-		},
-		gen.IntRange(1, 5000), gen.UInt64(),
-	))
-	ok, report := runProps(props)
+	out := sweep.Run(st, tests, func(c *sweep.Case) string {
+		w, fail := roundTripCase(c.IntRange(1, 5000), c.Uint64())
+		worst = math.Max(worst, w)
+		return fail
+	})
+	ok := out.OK()
 	padded := hwt.Forward([]float64{1, 2, 3, 4, 5})
 	explicit := hwt.Forward([]float64{1, 2, 3, 4, 5, 0, 0, 0})
 	back := hwt.Inverse(padded, 5)
 	padOK := slices.Equal(padded, explicit) && slices.Equal(back, []float64{1, 2, 3, 4, 5})
 	res := proofs.Result{Values: map[string]any{
-		"gopter_seed": seed, "tests": params.MinSuccessfulTests, "max_rel_error": worst,
+		"tests": tests, "max_rel_error": worst,
 		"padded_example_ok": padOK, "padded_length_of_5": len(padded),
 	}}
 	switch {
 	case ok && padOK:
 		res.Verdict = proofs.Holds
-		res.Evidence = fmt.Sprintf("%d random lengths 1..5000 (gopter seed %d): max relative round-trip error %.2g ≤ 1e-12; [1,2,3,4,5] pads to length 8 with the same coefficients as [1,2,3,4,5,0,0,0] and truncates back exactly", params.MinSuccessfulTests, seed, worst)
+		res.Evidence = fmt.Sprintf("%d random lengths 1..5000 (sweep stream %s): max relative round-trip error %.2g ≤ 1e-12; [1,2,3,4,5] pads to length 8 with the same coefficients as [1,2,3,4,5,0,0,0] and truncates back exactly", tests, out.Stream, worst)
 	default:
 		res.Verdict = proofs.Refuted
-		res.Evidence = fmt.Sprintf("round trip failed (padding example ok=%v): %s", padOK, report)
+		res.Evidence = fmt.Sprintf("round trip failed (padding example ok=%v): %s", padOK, out)
 	}
 	return res
 }
@@ -199,55 +203,61 @@ func checkEq6(cfg proofs.Config) proofs.Result {
 		Evidence: fmt.Sprintf("chain %v signs %v (want [2 5 7] [+ − +]); element 3 via (6) = %g; max error vs inverse %.3g", idx, sign, third, worst)}
 }
 
-func checkLinearity(cfg proofs.Config) proofs.Result {
-	params, seed := gopterParams(cfg, "hwt-linearity", 200, 50)
-	props := gopter.NewProperties(params)
-	props.Property("HWT(a·x+b·y) = a·HWT(x)+b·HWT(y)", prop.ForAll(
-		func(n int, a, b float64, s uint64) string {
-			r := rng.Stream(s, "lin")
-			x, y, z := make([]float64, n), make([]float64, n), make([]float64, n)
-			for i := range x {
-				x[i], y[i] = r.NormFloat64(), r.NormFloat64()
-				z[i] = a*x[i] + b*y[i]
-			}
-			hx, hy, hz := hwt.Forward(x), hwt.Forward(y), hwt.Forward(z)
-			for i := range hz {
-				if d := math.Abs(hz[i] - (a*hx[i] + b*hy[i])); d > 1e-12*(1+math.Abs(a)+math.Abs(b)) {
-					return fmt.Sprintf("n=%d coefficient %d off by %g", n, i, d)
-				}
-			}
-			return ""
-		},
-		gen.IntRange(1, 2000), gen.Float64Range(-100, 100), gen.Float64Range(-100, 100), gen.UInt64(),
-	))
-	// Algorithm 2 on the model w_{t+1} or on the update Δ = w_{t+1} − w_t
-	// (then added back) releases the same vector: the noise is HWT⁻¹(ν)
-	// whatever it is added to.
-	props.Property("WaveletNoise(w) − w = WaveletNoise(Δ) − Δ for the same noise stream", prop.ForAll(
-		func(n int, s uint64) string {
-			r := rng.Stream(s, "agg")
-			w, wt := make([]float64, n), make([]float64, n)
-			d := make([]float64, n)
-			for i := range w {
-				w[i], wt[i] = r.NormFloat64(), r.NormFloat64()
-				d[i] = w[i] - wt[i]
-			}
-			onModel := hwt.WaveletNoiseAggregate(rng.Stream(s, "noise"), w, 0.8)
-			onDelta := hwt.WaveletNoiseAggregate(rng.Stream(s, "noise"), d, 0.8)
-			for i := range w {
-				if e := math.Abs((onModel[i] - w[i]) - (onDelta[i] - d[i])); e > 1e-12 {
-					return fmt.Sprintf("n=%d coordinate %d differs by %g", n, i, e)
-				}
-			}
-			return ""
-		},
-		gen.IntRange(1, 2000), gen.UInt64(),
-	))
-	ok, report := runProps(props)
-	vals := map[string]any{"gopter_seed": seed, "tests_per_property": params.MinSuccessfulTests}
-	if ok {
-		return proofs.Result{Verdict: proofs.Holds, Values: vals,
-			Evidence: fmt.Sprintf("%d random (n ≤ 2000, a, b) per property, gopter seed %d: HWT(ax+by) = aHWT(x)+bHWT(y) to 1e-12, and Algorithm 2 releases the same noise on the model as on the update", params.MinSuccessfulTests, seed)}
+// linearityCase checks one draw of HWT(a·x+b·y) = a·HWT(x)+b·HWT(y): x, y
+// of length n with N(0,1) entries seeded by s. It returns why the draw
+// fails ("" if every coefficient agrees to 1e-12·(1+|a|+|b|)).
+func linearityCase(n int, a, b float64, s uint64) string {
+	r := rng.Stream(s, "lin")
+	x, y, z := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i], y[i] = r.NormFloat64(), r.NormFloat64()
+		z[i] = a*x[i] + b*y[i]
 	}
-	return proofs.Result{Verdict: proofs.Refuted, Values: vals, Evidence: report}
+	hx, hy, hz := hwt.Forward(x), hwt.Forward(y), hwt.Forward(z)
+	for i := range hz {
+		if d := math.Abs(hz[i] - (a*hx[i] + b*hy[i])); d > 1e-12*(1+math.Abs(a)+math.Abs(b)) {
+			return fmt.Sprintf("n=%d coefficient %d off by %g", n, i, d)
+		}
+	}
+	return ""
+}
+
+// noiseOnDeltaCase checks one draw of Algorithm 2 on the model w_{t+1} or
+// on the update Δ = w_{t+1} − w_t (then added back): both release the same
+// vector, because the noise is HWT⁻¹(ν) whatever it is added to. Vectors of
+// length n seeded by s; it returns why the draw fails ("" if every
+// coordinate agrees to 1e-12).
+func noiseOnDeltaCase(n int, s uint64) string {
+	r := rng.Stream(s, "agg")
+	w, wt := make([]float64, n), make([]float64, n)
+	d := make([]float64, n)
+	for i := range w {
+		w[i], wt[i] = r.NormFloat64(), r.NormFloat64()
+		d[i] = w[i] - wt[i]
+	}
+	onModel := hwt.WaveletNoiseAggregate(rng.Stream(s, "noise"), w, 0.8)
+	onDelta := hwt.WaveletNoiseAggregate(rng.Stream(s, "noise"), d, 0.8)
+	for i := range w {
+		if e := math.Abs((onModel[i] - w[i]) - (onDelta[i] - d[i])); e > 1e-12 {
+			return fmt.Sprintf("n=%d coordinate %d differs by %g", n, i, e)
+		}
+	}
+	return ""
+}
+
+func checkLinearity(cfg proofs.Config) proofs.Result {
+	stLin, tests := sweepOf(cfg, "hwt-linearity", 200, 50, "linearity")
+	lin := sweep.Run(stLin, tests, func(c *sweep.Case) string {
+		return linearityCase(c.IntRange(1, 2000), c.Float64Range(-100, 100), c.Float64Range(-100, 100), c.Uint64())
+	})
+	stNoise, _ := sweepOf(cfg, "hwt-linearity", 200, 50, "noise-on-update")
+	noise := sweep.Run(stNoise, tests, func(c *sweep.Case) string {
+		return noiseOnDeltaCase(c.IntRange(1, 2000), c.Uint64())
+	})
+	vals := map[string]any{"tests_per_property": tests}
+	if sweep.AllOK(lin, noise) {
+		return proofs.Result{Verdict: proofs.Holds, Values: vals,
+			Evidence: fmt.Sprintf("%d random (n ≤ 2000, a, b) per property, sweep streams %s and %s: HWT(ax+by) = aHWT(x)+bHWT(y) to 1e-12, and Algorithm 2 releases the same noise on the model as on the update", tests, lin.Stream, noise.Stream)}
+	}
+	return proofs.Result{Verdict: proofs.Refuted, Values: vals, Evidence: sweep.Report(lin, noise)}
 }

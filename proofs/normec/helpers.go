@@ -7,7 +7,7 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/leanovate/gopter"
+	"github.com/fedrepro/fedrepro/proofs/sweep"
 )
 
 // paper is the paper ID of every claim here.
@@ -30,13 +30,9 @@ func key(cfg proofs.Config, slug string, labels ...any) rng.Key {
 	return rng.New(cfg.Seed, append([]any{"normec", slug}, labels...)...)
 }
 
-// gopterParams returns seeded gopter parameters for a check (the seed is
-// derived from the claim's stream, so a failing property replays).
-func gopterParams(cfg proofs.Config, slug string, tests int) *gopter.TestParameters {
-	seed := int64(key(cfg, slug, "gopter").Uint64() >> 1)
-	p := gopter.DefaultTestParametersWithSeed(seed)
-	p.MinSuccessfulTests = tests
-	return p
+// sweepOf names the sweep of a check: sweep.New(cfg.Seed, "normec", slug).
+func sweepOf(cfg proofs.Config, slug string) sweep.Stream {
+	return sweep.New(cfg.Seed, paper, slug)
 }
 
 // pick returns quick when cfg.Quick and full otherwise.

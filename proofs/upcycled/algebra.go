@@ -10,9 +10,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 	up "github.com/fedrepro/fedrepro/algorithms/upcycled"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
+	"github.com/fedrepro/fedrepro/proofs/sweep"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -87,52 +85,58 @@ func randVec(r *rand.Rand, n int, scale float64) []float64 {
 	return v
 }
 
+// eq6Case checks one draw of the eq5-eq6 claim: dimension n, μ = e^logMu,
+// λ, and s seeding the vectors (scale e^{2Z}). It returns the largest
+// relative coordinate error of (6) against the argmin of (5) found by LU,
+// the smallest Hessian eigenvalue over μ+λ, and why the draw fails ("" if
+// it holds: every error ≤ 1e-12 and the Hessian positive definite).
+func eq6Case(n int, logMu, lambda float64, s uint64) (worst, minEig float64, fail string) {
+	r := rng.Stream(s, "eq6")
+	mu := math.Exp(logMu)
+	scale := math.Exp(2 * r.NormFloat64())
+	wi, barPrev, barOdd := randVec(r, n, scale), randVec(r, n, scale), randVec(r, n, scale)
+	got, eig, err := solveAffineZero(n, func(w, g []float64) { eq5Grad(w, wi, barPrev, barOdd, mu, lambda, g) })
+	if err != nil {
+		return 0, math.Inf(1), "solve: " + err.Error()
+	}
+	minEig = eig / (mu + lambda)
+	c := up.CoefTheory(mu, lambda)
+	var inf float64
+	for j := 0; j < n; j++ {
+		inf = math.Max(inf, math.Max(math.Abs(wi[j]), math.Max(math.Abs(barPrev[j]), math.Abs(barOdd[j]))))
+	}
+	for j := 0; j < n; j++ {
+		want := wi[j] + c*(barOdd[j]-barPrev[j])
+		e := math.Abs(got[j]-want) / math.Max(1, inf)
+		worst = math.Max(worst, e)
+		if e > 1e-12 {
+			return worst, minEig, fmt.Sprintf("n=%d μ=%g λ=%g coordinate %d: argmin %g vs (6) %g", n, mu, lambda, j, got[j], want)
+		}
+	}
+	if eig <= 0 {
+		return worst, minEig, fmt.Sprintf("Hessian of (5) not positive definite (min eig %g)", eig)
+	}
+	return worst, minEig, ""
+}
+
 func checkEq6(cfg proofs.Config) proofs.Result {
-	params, seed := gopterParams(cfg, "eq5-eq6-closed-form", 400, 100)
-	props := gopter.NewProperties(params)
+	st, n := sweepOf(cfg, "eq5-eq6-closed-form", 400, 100)
 	worst, minEig := 0.0, math.Inf(1)
-	props.Property("argmin (5) == (6)", prop.ForAll(
-		func(n int, logMu, lambda float64, s uint64) string {
-			r := rng.Stream(s, "eq6")
-			mu := math.Exp(logMu)
-			scale := math.Exp(2 * r.NormFloat64())
-			wi, barPrev, barOdd := randVec(r, n, scale), randVec(r, n, scale), randVec(r, n, scale)
-			got, eig, err := solveAffineZero(n, func(w, g []float64) { eq5Grad(w, wi, barPrev, barOdd, mu, lambda, g) })
-			if err != nil {
-				return "solve: " + err.Error()
-			}
-			minEig = math.Min(minEig, eig/(mu+lambda))
-			c := up.CoefTheory(mu, lambda)
-			var inf float64
-			for j := 0; j < n; j++ {
-				inf = math.Max(inf, math.Max(math.Abs(wi[j]), math.Max(math.Abs(barPrev[j]), math.Abs(barOdd[j]))))
-			}
-			for j := 0; j < n; j++ {
-				want := wi[j] + c*(barOdd[j]-barPrev[j])
-				e := math.Abs(got[j]-want) / math.Max(1, inf)
-				worst = math.Max(worst, e)
-				if e > 1e-12 {
-					return fmt.Sprintf("n=%d μ=%g λ=%g coordinate %d: argmin %g vs (6) %g", n, mu, lambda, j, got[j], want)
-				}
-			}
-			if eig <= 0 {
-				return fmt.Sprintf("Hessian of (5) not positive definite (min eig %g)", eig)
-			}
-			return ""
-		},
-		gen.IntRange(1, 40), gen.Float64Range(math.Log(1e-3), math.Log(1e3)), gen.Float64Range(0, 100), gen.UInt64(),
-	))
-	ok, report := runProps(props)
-	res := proofs.Result{Values: map[string]any{"gopter_seed": seed, "tests": params.MinSuccessfulTests,
+	out := sweep.Run(st, n, func(c *sweep.Case) string {
+		w, e, fail := eq6Case(c.IntRange(1, 40), c.Float64Range(math.Log(1e-3), math.Log(1e3)), c.Float64Range(0, 100), c.Uint64())
+		worst, minEig = math.Max(worst, w), math.Min(minEig, e)
+		return fail
+	})
+	res := proofs.Result{Values: map[string]any{"tests": n,
 		"max_rel_error": num(worst), "min_hessian_eig_over_mu_plus_lambda": num(minEig)}}
-	if !ok {
+	if !out.OK() {
 		res.Verdict = proofs.Refuted
-		res.Evidence = "closed form (6) differs from the argmin of (5): " + report
+		res.Evidence = "closed form (6) differs from the argmin of (5): " + out.String()
 		return res
 	}
 	res.Verdict = proofs.Holds
-	res.Evidence = fmt.Sprintf("%d random cases (dimension 1..40, μ ∈ [1e-3, 1e3], λ ∈ [0, 100], vector scales e^{2Z}; gopter seed %d): the first-order condition of (5), probed as an affine map and solved by LU, gives (6) to max relative error %.2g ≤ 1e-12; the Hessian is (μ+λ)I (min eigenvalue/(μ+λ) = %.6f), so it is the unique minimiser. Given (5), the '≈' in (6) is an equality; the approximation is in (2) and in substituting (4).",
-		params.MinSuccessfulTests, seed, worst, minEig)
+	res.Evidence = fmt.Sprintf("%d random cases (dimension 1..40, μ ∈ [1e-3, 1e3], λ ∈ [0, 100], vector scales e^{2Z}; sweep stream %s): the first-order condition of (5), probed as an affine map and solved by LU, gives (6) to max relative error %.2g ≤ 1e-12; the Hessian is (μ+λ)I (min eigenvalue/(μ+λ) = %.6f), so it is the unique minimiser. Given (5), the '≈' in (6) is an equality; the approximation is in (2) and in substituting (4).",
+		n, out.Stream, worst, minEig)
 	return res
 }
 
@@ -215,65 +219,71 @@ func checkEq4(cfg proofs.Config) proofs.Result {
 	return res
 }
 
+// aggregationCase checks one draw of the even-aggregation identity: K = k
+// clients with Dirichlet(1) weights, dimension n, coefficient c, and s
+// seeding the vectors. It returns the largest relative errors of
+// Σp_i(ω_i + cΔ) against ω̄ + cΔ and of upcycled.EvenStep against the
+// former, and why the draw fails ("" if both are ≤ 1e-12).
+func aggregationCase(k, n int, c float64, s uint64) (worst, worstServer float64, fail string) {
+	r := rng.Stream(s, "agg")
+	p := make([]float64, k)
+	var tot float64
+	for i := range p {
+		p[i] = r.ExpFloat64() // Dirichlet(1,…,1) after normalising
+		tot += p[i]
+	}
+	for i := range p {
+		p[i] /= tot
+	}
+	scale := math.Exp(r.NormFloat64())
+	locals := make([][]float64, k)
+	bar := make([]float64, n)
+	for i := range locals {
+		locals[i] = randVec(r, n, scale)
+		for j := range bar {
+			bar[j] += p[i] * locals[i][j]
+		}
+	}
+	prev := randVec(r, n, scale)
+	lhs := make([]float64, n)
+	for i := range locals {
+		for j := range lhs {
+			lhs[j] += p[i] * (locals[i][j] + c*(bar[j]-prev[j]))
+		}
+	}
+	s2 := &fl.Server{Global: append([]float64(nil), bar...), Prev: append([]float64(nil), prev...)}
+	up.EvenStep(s2, nil, c)
+	for j := range lhs {
+		rhs := bar[j] + c*(bar[j]-prev[j])
+		e := math.Abs(lhs[j]-rhs) / math.Max(1, math.Abs(rhs))
+		es := math.Abs(s2.Global[j]-lhs[j]) / math.Max(1, math.Abs(rhs))
+		worst = math.Max(worst, e)
+		worstServer = math.Max(worstServer, es)
+		if e > 1e-12 || es > 1e-12 {
+			return worst, worstServer, fmt.Sprintf("K=%d n=%d c=%g coordinate %d: Σp(ω+cΔ)=%g, ω̄+cΔ=%g, EvenStep=%g", k, n, c, j, lhs[j], rhs, s2.Global[j])
+		}
+	}
+	return worst, worstServer, ""
+}
+
 func checkAggregation(cfg proofs.Config) proofs.Result {
-	params, seed := gopterParams(cfg, "even-aggregation-identity", 400, 100)
-	props := gopter.NewProperties(params)
+	st, n := sweepOf(cfg, "even-aggregation-identity", 400, 100)
 	worst, worstServer := 0.0, 0.0
-	props.Property("Σ p_i(ω_i + cΔ) == ω̄ + cΔ == EvenStep", prop.ForAll(
-		func(k, n int, c float64, s uint64) string {
-			r := rng.Stream(s, "agg")
-			p := make([]float64, k)
-			var tot float64
-			for i := range p {
-				p[i] = r.ExpFloat64() // Dirichlet(1,…,1) after normalising
-				tot += p[i]
-			}
-			for i := range p {
-				p[i] /= tot
-			}
-			scale := math.Exp(r.NormFloat64())
-			locals := make([][]float64, k)
-			bar := make([]float64, n)
-			for i := range locals {
-				locals[i] = randVec(r, n, scale)
-				for j := range bar {
-					bar[j] += p[i] * locals[i][j]
-				}
-			}
-			prev := randVec(r, n, scale)
-			lhs := make([]float64, n)
-			for i := range locals {
-				for j := range lhs {
-					lhs[j] += p[i] * (locals[i][j] + c*(bar[j]-prev[j]))
-				}
-			}
-			s2 := &fl.Server{Global: append([]float64(nil), bar...), Prev: append([]float64(nil), prev...)}
-			up.EvenStep(s2, nil, c)
-			for j := range lhs {
-				rhs := bar[j] + c*(bar[j]-prev[j])
-				e := math.Abs(lhs[j]-rhs) / math.Max(1, math.Abs(rhs))
-				es := math.Abs(s2.Global[j]-lhs[j]) / math.Max(1, math.Abs(rhs))
-				worst = math.Max(worst, e)
-				worstServer = math.Max(worstServer, es)
-				if e > 1e-12 || es > 1e-12 {
-					return fmt.Sprintf("K=%d n=%d c=%g coordinate %d: Σp(ω+cΔ)=%g, ω̄+cΔ=%g, EvenStep=%g", k, n, c, j, lhs[j], rhs, s2.Global[j])
-				}
-			}
-			return ""
-		},
-		gen.IntRange(1, 30), gen.IntRange(1, 50), gen.Float64Range(0, 0.999), gen.UInt64(),
-	))
-	ok, report := runProps(props)
-	res := proofs.Result{Values: map[string]any{"gopter_seed": seed, "tests": params.MinSuccessfulTests,
+	out := sweep.Run(st, n, func(c *sweep.Case) string {
+		w, ws, fail := aggregationCase(c.IntRange(1, 30), c.IntRange(1, 50), c.Float64Range(0, 0.999), c.Uint64())
+		worst, worstServer = math.Max(worst, w), math.Max(worstServer, ws)
+		return fail
+	})
+	res := proofs.Result{Values: map[string]any{"tests": n,
 		"max_rel_error_identity": num(worst), "max_rel_error_evenstep": num(worstServer)}}
-	if !ok {
+	if !out.OK() {
 		res.Verdict = proofs.Refuted
-		res.Evidence = report
+		res.Evidence = out.String()
 		return res
 	}
 	res.Verdict = proofs.Holds
-	res.Evidence = fmt.Sprintf("%d random cases (K ≤ 30 clients with Dirichlet(1) weights — also the renormalised weights of a sampled subset —, dimension ≤ 50, c ∈ [0,1); gopter seed %d): Σp_i(ω_i + cΔ) = ω̄ + cΔ to %.2g, and upcycled.EvenStep on the server state (Global = ω̄^{2m−1}, Prev = ω̄^{2m−2}) gives the same vector to %.2g. The identity needs only Σp_i = 1.",
-		params.MinSuccessfulTests, seed, worst, worstServer)
+	res.Evidence = fmt.Sprintf("%d random cases (K ≤ 30 clients with Dirichlet(1) weights — also the renormalised weights of a sampled subset —, dimension ≤ 50, c ∈ [0,1); sweep stream %s): Σp_i(ω_i + cΔ) = ω̄ + cΔ to %.2g, and upcycled.EvenStep on the server state (Global = ω̄^{2m−1}, Prev = ω̄^{2m−2}) gives the same vector to %.2g. The identity needs only Σp_i = 1.",
+		n, out.Stream, worst, worstServer)
 	return res
 }
 

@@ -5,8 +5,8 @@
 // lists as findings.
 //
 // Claim IDs are "upcycled/<slug>". Every verdict is computed: exact algebra
-// where the claim is algebra (gopter properties over random inputs, seeded
-// from the claim slug so a failure replays), exact expectations over client
+// where the claim is algebra (predicates over seeded random sweeps,
+// proofs/sweep, named by the claim slug so a failure replays), exact expectations over client
 // sampling on quadratic federations for the convergence lemma, the project's
 // accountants and the paper's own closed forms for the privacy theorems, and
 // the released Upcycled synthetic data (shared/datasets/upcycled-synthetic)
@@ -15,7 +15,6 @@
 package upcycled
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -27,7 +26,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/leanovate/gopter"
+	"github.com/fedrepro/fedrepro/proofs/sweep"
 )
 
 const paper = "upcycled"
@@ -61,24 +60,14 @@ func num(x float64) any {
 	return round(x, 10)
 }
 
-// gopterParams returns seeded gopter parameters for a claim: the seed is
-// derived from the run seed and the claim slug, so a failure replays.
-func gopterParams(cfg proofs.Config, slug string, full, quick int) (*gopter.TestParameters, int64) {
-	seed := int64(rng.New(cfg.Seed, "gopter", paper, slug).Uint64() >> 1)
-	p := gopter.DefaultTestParametersWithSeed(seed)
-	p.MinSuccessfulTests = full
+// sweepOf names the sweep of a claim, sweep.New(cfg.Seed, paper, slug,
+// labels…), and returns its draw count: full, or quick under cfg.Quick.
+func sweepOf(cfg proofs.Config, slug string, full, quick int, labels ...any) (sweep.Stream, int) {
+	n := full
 	if cfg.Quick {
-		p.MinSuccessfulTests = quick
+		n = quick
 	}
-	return p, seed
-}
-
-// runProps runs gopter properties and returns whether all passed and the
-// report text (which names the failing arguments and the seed).
-func runProps(props *gopter.Properties) (bool, string) {
-	var buf bytes.Buffer
-	ok := props.Run(gopter.NewFormatedReporter(false, 120, &buf))
-	return ok, strings.TrimSpace(buf.String())
+	return sweep.New(cfg.Seed, append([]any{paper, slug}, labels...)...), n
 }
 
 // inconclusive reports a check that could not run.

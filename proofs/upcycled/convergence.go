@@ -10,9 +10,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 	up "github.com/fedrepro/fedrepro/algorithms/upcycled"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
+	"github.com/fedrepro/fedrepro/proofs/sweep"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -401,51 +399,47 @@ func sign(x float64) string {
 }
 
 func checkLemma55Constants(cfg proofs.Config) proofs.Result {
-	params, seed := gopterParams(cfg, "lemma5.5-constants", 400, 100)
-	props := gopter.NewProperties(params)
+	st, tests := sweepOf(cfg, "lemma5.5-constants", 400, 100)
 	worstSplit := 0.0
-	props.Property("C₁ λ-free, C₂/C₃ ≥ 0 decreasing in λ/μ, splits", prop.ForAll(
-		func(lL, b, lMu, rhoFrac float64, K int) string {
-			L, mu := math.Exp(lL), math.Exp(lMu)
-			rho := mu * rhoFrac
-			k := lemmaConsts{L: L, B: b, Rho: rho, Mu: mu, K: float64(K)}
-			c1 := k.C1()
-			prev2, prev3 := math.Inf(1), math.Inf(1)
-			for _, ratio := range []float64{0, 0.01, 0.1, 0.5, 1, 2, 5, 10, 100} {
-				lambda := ratio * mu
-				c := up.CoefTheory(mu, lambda)
-				// C₁ is evaluated without λ: the formula has no λ input,
-				// so check the split identity at this λ instead.
-				h1, h2, h3, t1, t2, t3 := k.split(c)
-				c2, c3 := k.C2(c), k.C3(c)
-				e := math.Max(relErr(c1, h1-t1), math.Max(relErr(c2, h2+t2), relErr(c3, h3+t3)))
-				worstSplit = math.Max(worstSplit, e)
-				if e > 1e-12 {
-					return fmt.Sprintf("split mismatch %.3g at L=%g B=%g μ=%g ρ=%g K=%d λ/μ=%g", e, L, b, mu, rho, K, ratio)
-				}
-				if c2 < 0 || c3 < 0 {
-					return fmt.Sprintf("C₂=%g or C₃=%g negative", c2, c3)
-				}
-				if ratio > 0 && !(c2 < prev2 && c3 < prev3) {
-					return fmt.Sprintf("not decreasing at λ/μ=%g: C₂ %g→%g, C₃ %g→%g", ratio, prev2, c2, prev3, c3)
-				}
-				prev2, prev3 = c2, c3
+	out := sweep.Run(st, tests, func(cs *sweep.Case) string {
+		lL, b, lMu := cs.Float64Range(math.Log(0.01), math.Log(100)), cs.Float64Range(1, 10), cs.Float64Range(math.Log(1e-3), math.Log(1e3))
+		rhoFrac, K := cs.Float64Range(0.05, 5), cs.IntRange(1, 1000)
+		L, mu := math.Exp(lL), math.Exp(lMu)
+		rho := mu * rhoFrac
+		k := lemmaConsts{L: L, B: b, Rho: rho, Mu: mu, K: float64(K)}
+		c1 := k.C1()
+		prev2, prev3 := math.Inf(1), math.Inf(1)
+		for _, ratio := range []float64{0, 0.01, 0.1, 0.5, 1, 2, 5, 10, 100} {
+			lambda := ratio * mu
+			c := up.CoefTheory(mu, lambda)
+			// C₁ is evaluated without λ: the formula has no λ input,
+			// so check the split identity at this λ instead.
+			h1, h2, h3, t1, t2, t3 := k.split(c)
+			c2, c3 := k.C2(c), k.C3(c)
+			e := math.Max(relErr(c1, h1-t1), math.Max(relErr(c2, h2+t2), relErr(c3, h3+t3)))
+			worstSplit = math.Max(worstSplit, e)
+			if e > 1e-12 {
+				return fmt.Sprintf("split mismatch %.3g at L=%g B=%g μ=%g ρ=%g K=%d λ/μ=%g", e, L, b, mu, rho, K, ratio)
 			}
-			return ""
-		},
-		gen.Float64Range(math.Log(0.01), math.Log(100)), gen.Float64Range(1, 10), gen.Float64Range(math.Log(1e-3), math.Log(1e3)),
-		gen.Float64Range(0.05, 5), gen.IntRange(1, 1000),
-	))
-	ok, report := runProps(props)
-	res := proofs.Result{Values: map[string]any{"gopter_seed": seed, "tests": params.MinSuccessfulTests, "max_rel_split_error": num(worstSplit)}}
-	if !ok {
+			if c2 < 0 || c3 < 0 {
+				return fmt.Sprintf("C₂=%g or C₃=%g negative", c2, c3)
+			}
+			if ratio > 0 && !(c2 < prev2 && c3 < prev3) {
+				return fmt.Sprintf("not decreasing at λ/μ=%g: C₂ %g→%g, C₃ %g→%g", ratio, prev2, c2, prev3, c3)
+			}
+			prev2, prev3 = c2, c3
+		}
+		return ""
+	})
+	res := proofs.Result{Values: map[string]any{"tests": tests, "max_rel_split_error": num(worstSplit)}}
+	if !out.OK() {
 		res.Verdict = proofs.Refuted
-		res.Evidence = report
+		res.Evidence = out.String()
 		return res
 	}
 	res.Verdict = proofs.Holds
-	res.Evidence = fmt.Sprintf("%d random (L, B ≥ 1, μ, ρ, K) × 9 values of λ/μ (gopter seed %d): Eq. (11) has no λ_m (C₁ depends on L, B, ρ, μ, K only); C₂ and C₃ are non-negative and strictly decrease in λ/μ (they are a positive constant times μ/(μ+λ) and its square); and Eqs. (11)–(13) equal Ĉ − C̃ / Ĉ + C̃ of Lemmas B.1 and B.2 to %.2g — the printed constants are consistent with their proofs' pieces.",
-		params.MinSuccessfulTests, seed, worstSplit)
+	res.Evidence = fmt.Sprintf("%d random (L, B ≥ 1, μ, ρ, K) × 9 values of λ/μ (sweep stream %s): Eq. (11) has no λ_m (C₁ depends on L, B, ρ, μ, K only); C₂ and C₃ are non-negative and strictly decrease in λ/μ (they are a positive constant times μ/(μ+λ) and its square); and Eqs. (11)–(13) equal Ĉ − C̃ / Ĉ + C̃ of Lemmas B.1 and B.2 to %.2g — the printed constants are consistent with their proofs' pieces.",
+		tests, out.Stream, worstSplit)
 	return res
 }
 
@@ -556,27 +550,23 @@ func fitSlope(x, y []float64) float64 {
 
 func checkBZero(cfg proofs.Config) proofs.Result {
 	// Jensen: E‖∇F_i‖² ≥ ‖E∇F_i‖² = ‖∇f‖², so B ≥ 1 wherever ∇f ≠ 0.
-	params, seed := gopterParams(cfg, "thm5.6-b-zero", 300, 100)
-	props := gopter.NewProperties(params)
+	st, tests := sweepOf(cfg, "thm5.6-b-zero", 300, 100)
 	minB2 := math.Inf(1)
-	props.Property("B² ≥ 1", prop.ForAll(
-		func(n, d int, spread float64, s uint64) string {
-			r := rng.Stream(s, "bzero")
-			fed, err := quad.Random(r, quad.Spec{Clients: n, Dim: d, MinEig: -0.5 + r.Float64(), MaxEig: 1 + 3*r.Float64(), Spread: spread})
-			if err != nil {
-				return err.Error()
-			}
-			x := randVec(r, d, 3)
-			b2, _ := fed.Dissimilarity(x)
-			minB2 = math.Min(minB2, b2)
-			if b2 < 1-1e-12 {
-				return fmt.Sprintf("B² = %g < 1", b2)
-			}
-			return ""
-		},
-		gen.IntRange(1, 12), gen.IntRange(1, 8), gen.Float64Range(0, 3), gen.UInt64(),
-	))
-	ok, report := runProps(props)
+	out := sweep.Run(st, tests, func(cs *sweep.Case) string {
+		n, d, spread, s := cs.IntRange(1, 12), cs.IntRange(1, 8), cs.Float64Range(0, 3), cs.Uint64()
+		r := rng.Stream(s, "bzero")
+		fed, err := quad.Random(r, quad.Spec{Clients: n, Dim: d, MinEig: -0.5 + r.Float64(), MaxEig: 1 + 3*r.Float64(), Spread: spread})
+		if err != nil {
+			return err.Error()
+		}
+		x := randVec(r, d, 3)
+		b2, _ := fed.Dissimilarity(x)
+		minB2 = math.Min(minB2, b2)
+		if b2 < 1-1e-12 {
+			return fmt.Sprintf("B² = %g < 1", b2)
+		}
+		return ""
+	})
 	// i.i.d. clients: identical quadratics give B = 1 exactly.
 	r := rng.Stream(cfg.Seed, paper, "bzero-iid")
 	one, err := quad.Random(r, quad.Spec{Clients: 1, Dim: 4, MinEig: 0.5, MaxEig: 2})
@@ -600,12 +590,12 @@ func checkBZero(cfg proofs.Config) proofs.Result {
 	ex := lemmaConsts{L: L, B: math.Sqrt(bIID), Rho: 1 + lmin, Mu: 1, K: 9}
 	exZero := ex
 	exZero.B = 0
-	res := proofs.Result{Values: map[string]any{"gopter_seed": seed, "tests": params.MinSuccessfulTests, "min_B2": num(minB2),
+	res := proofs.Result{Values: map[string]any{"tests": tests, "min_B2": num(minB2),
 		"iid_B2": num(bIID), "iid_L": num(L), "iid_lambda_min": num(lmin),
 		"iid_grid_mu_K": total, "iid_grid_C1_positive": pos,
 		"example_mu1_K9": map[string]any{"C1_B1": num(ex.C1()), "C1_B0": num(exZero.C1())}}}
-	if !ok {
-		return inconclusive("Jensen check failed (check is wrong): %s", report)
+	if !out.OK() {
+		return inconclusive("Jensen check failed (check is wrong): %s", out)
 	}
 	if math.Abs(bIID-1) > 1e-9 {
 		return inconclusive("identical clients give B² = %g, not 1", bIID)
@@ -616,7 +606,7 @@ func checkBZero(cfg proofs.Config) proofs.Result {
 		return res
 	}
 	res.Verdict = proofs.Refuted
-	res.Evidence = fmt.Sprintf("B is defined by E‖∇F_i‖² ≤ B²‖∇f‖², and Jensen gives E‖∇F_i‖² ≥ ‖∇f‖², so B ≥ 1 (min B² over %d random federations and points, gopter seed %d: %.6f); B = 0 never occurs and with B = 0 Eq. (11) collapses to C₁ = 1/μ. I.i.d. clients (identical quadratics) have B = 1 exactly, and then C₁ is not necessarily positive: on a grid of μ ∈ [0.01, 1000]·L and K = 1..100 (L = %.3f, λ_min = %.3f) C₁ > 0 in only %d of %d cases; e.g. μ = 1, K = 9: C₁ = %.4f (B = 1) vs %.4f (B = 0). Erratum: 'B = 1 (i.i.d.)', and C₁ > 0 additionally needs roughly K > 2B² and μ large relative to L.",
-		params.MinSuccessfulTests, seed, minB2, L, lmin, pos, total, ex.C1(), exZero.C1())
+	res.Evidence = fmt.Sprintf("B is defined by E‖∇F_i‖² ≤ B²‖∇f‖², and Jensen gives E‖∇F_i‖² ≥ ‖∇f‖², so B ≥ 1 (min B² over %d random federations and points, sweep stream %s: %.6f); B = 0 never occurs and with B = 0 Eq. (11) collapses to C₁ = 1/μ. I.i.d. clients (identical quadratics) have B = 1 exactly, and then C₁ is not necessarily positive: on a grid of μ ∈ [0.01, 1000]·L and K = 1..100 (L = %.3f, λ_min = %.3f) C₁ > 0 in only %d of %d cases; e.g. μ = 1, K = 9: C₁ = %.4f (B = 1) vs %.4f (B = 0). Erratum: 'B = 1 (i.i.d.)', and C₁ > 0 additionally needs roughly K > 2B² and μ large relative to L.",
+		tests, out.Stream, minB2, L, lmin, pos, total, ex.C1(), exZero.C1())
 	return res
 }

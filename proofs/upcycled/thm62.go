@@ -10,9 +10,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 	up "github.com/fedrepro/fedrepro/algorithms/upcycled"
 	"github.com/fedrepro/fedrepro/proofs"
-	"github.com/leanovate/gopter"
-	"github.com/leanovate/gopter/gen"
-	"github.com/leanovate/gopter/prop"
+	"github.com/fedrepro/fedrepro/proofs/sweep"
 )
 
 func init() {
@@ -79,70 +77,66 @@ func rdpGaussianEps(std, sens float64, rounds int, delta float64) (float64, erro
 }
 
 func checkThm62(cfg proofs.Config) proofs.Result {
-	params, seed := gopterParams(cfg, "thm6.2-closed-form", 300, 80)
+	st, tests := sweepOf(cfg, "thm6.2-closed-form", 300, 80)
 	orders := denseOrders()
-	props := gopter.NewProperties(params)
 	var worstRT, worstNum, worstDelta, worst15, worstRDP float64
-	props.Property("Thm 6.2 forms agree", prop.ForAll(
-		func(m int, lt, ls float64, n int, ldelta float64) string {
-			tau, sigma, delta := math.Exp(lt), math.Exp(ls), math.Exp(ldelta)
-			a := accountant.UpcycledOutputA(m, tau, sigma, n)
-			eps := thm62Epsilon(m, tau, sigma, n, delta)
-			at := fmt.Sprintf("M=%d τ=%.4g σ=%.4g |D|=%d δ=%.3g", m, tau, sigma, n, delta)
-			if !(eps >= a) {
-				return at + fmt.Sprintf(": ε=%g < a=%g", eps, a)
+	out := sweep.Run(st, tests, func(cs *sweep.Case) string {
+		m, lt, ls := cs.IntRange(1, 500), cs.Float64Range(math.Log(0.1), math.Log(50)), cs.Float64Range(math.Log(0.1), math.Log(10))
+		n, ldelta := cs.IntRange(10, 5000), cs.Float64Range(math.Log(1e-12), math.Log(0.5))
+		tau, sigma, delta := math.Exp(lt), math.Exp(ls), math.Exp(ldelta)
+		a := accountant.UpcycledOutputA(m, tau, sigma, n)
+		eps := thm62Epsilon(m, tau, sigma, n, delta)
+		at := fmt.Sprintf("M=%d τ=%.4g σ=%.4g |D|=%d δ=%.3g", m, tau, sigma, n, delta)
+		if !(eps >= a) {
+			return at + fmt.Sprintf(": ε=%g < a=%g", eps, a)
+		}
+		ld0 := math.Log(delta)
+		rt := math.Abs(math.Log(thm62Delta(m, tau, sigma, n, eps))-ld0) / math.Max(1, -ld0)
+		e15 := math.Abs(math.Log(thm62DeltaEq15(m, tau, sigma, n, eps))-ld0) / math.Max(1, -ld0)
+		en := math.Abs(thm62EpsilonNumeric(m, tau, sigma, n, delta)-eps) / eps
+		dn := math.Abs(thm62LogDeltaNumeric(m, tau, sigma, n, eps)-ld0) / math.Max(1, -ld0)
+		// The accountant's λ-forms (App. E) agree with the numeric minima.
+		el, _, err1 := accountant.UpcycledOutputEpsilonLambda(m, tau, sigma, n, delta)
+		dl, _, err2 := accountant.UpcycledOutputDeltaLambda(m, tau, sigma, n, eps)
+		if err1 != nil || err2 != nil {
+			return at + fmt.Sprintf(": accountant λ-forms: %v %v", err1, err2)
+		}
+		lam := math.Max(math.Abs(el-eps)/eps, math.Abs(math.Log(dl)-ld0)/math.Max(1, -ld0))
+		en = math.Max(en, lam)
+		worstRT, worst15 = math.Max(worstRT, rt), math.Max(worst15, e15)
+		worstNum, worstDelta = math.Max(worstNum, en), math.Max(worstDelta, dn)
+		if rt > 1e-9 || e15 > 1e-9 || en > 1e-9 || dn > 1e-8 {
+			return at + fmt.Sprintf(": round trip %.2g, (15) %.2g, numeric ε %.2g, numeric log δ %.2g", rt, e15, en, dn)
+		}
+		rdp, err := accountant.EventRDP(accountant.SelfComposed{Event: accountant.Gaussian{Sigma: sigma * float64(n) / tau}, Count: m}, orders, accountant.AddRemove)
+		if err != nil {
+			return at + ": accountant: " + err.Error()
+		}
+		er, _, err := accountant.EpsilonFromRDP(orders, rdp, delta, accountant.Classic)
+		if err != nil {
+			return at + ": accountant: " + err.Error()
+		}
+		gap := (er - eps) / eps
+		worstRDP = math.Max(worstRDP, math.Abs(gap))
+		if gap < -1e-9 || gap > 1e-4 {
+			return at + fmt.Sprintf(": RDP accountant (classic conversion, dense grid) ε = %g vs Thm 6.2 %g", er, eps)
+		}
+		for _, c := range []struct {
+			name string
+			eps  float64
+			up   bool
+		}{
+			{"M+1", thm62Epsilon(m+1, tau, sigma, n, delta), true},
+			{"1.01τ", thm62Epsilon(m, 1.01*tau, sigma, n, delta), true},
+			{"1.01σ", thm62Epsilon(m, tau, 1.01*sigma, n, delta), false},
+			{"|D|+1", thm62Epsilon(m, tau, sigma, n+1, delta), false},
+		} {
+			if (c.up && !(c.eps > eps)) || (!c.up && !(c.eps < eps)) {
+				return at + fmt.Sprintf(": not monotone in %s (%g vs %g)", c.name, c.eps, eps)
 			}
-			ld0 := math.Log(delta)
-			rt := math.Abs(math.Log(thm62Delta(m, tau, sigma, n, eps))-ld0) / math.Max(1, -ld0)
-			e15 := math.Abs(math.Log(thm62DeltaEq15(m, tau, sigma, n, eps))-ld0) / math.Max(1, -ld0)
-			en := math.Abs(thm62EpsilonNumeric(m, tau, sigma, n, delta)-eps) / eps
-			dn := math.Abs(thm62LogDeltaNumeric(m, tau, sigma, n, eps)-ld0) / math.Max(1, -ld0)
-			// The accountant's λ-forms (App. E) agree with the numeric minima.
-			el, _, err1 := accountant.UpcycledOutputEpsilonLambda(m, tau, sigma, n, delta)
-			dl, _, err2 := accountant.UpcycledOutputDeltaLambda(m, tau, sigma, n, eps)
-			if err1 != nil || err2 != nil {
-				return at + fmt.Sprintf(": accountant λ-forms: %v %v", err1, err2)
-			}
-			lam := math.Max(math.Abs(el-eps)/eps, math.Abs(math.Log(dl)-ld0)/math.Max(1, -ld0))
-			en = math.Max(en, lam)
-			worstRT, worst15 = math.Max(worstRT, rt), math.Max(worst15, e15)
-			worstNum, worstDelta = math.Max(worstNum, en), math.Max(worstDelta, dn)
-			if rt > 1e-9 || e15 > 1e-9 || en > 1e-9 || dn > 1e-8 {
-				return at + fmt.Sprintf(": round trip %.2g, (15) %.2g, numeric ε %.2g, numeric log δ %.2g", rt, e15, en, dn)
-			}
-			rdp, err := accountant.EventRDP(accountant.SelfComposed{Event: accountant.Gaussian{Sigma: sigma * float64(n) / tau}, Count: m}, orders, accountant.AddRemove)
-			if err != nil {
-				return at + ": accountant: " + err.Error()
-			}
-			er, _, err := accountant.EpsilonFromRDP(orders, rdp, delta, accountant.Classic)
-			if err != nil {
-				return at + ": accountant: " + err.Error()
-			}
-			gap := (er - eps) / eps
-			worstRDP = math.Max(worstRDP, math.Abs(gap))
-			if gap < -1e-9 || gap > 1e-4 {
-				return at + fmt.Sprintf(": RDP accountant (classic conversion, dense grid) ε = %g vs Thm 6.2 %g", er, eps)
-			}
-			for _, c := range []struct {
-				name string
-				eps  float64
-				up   bool
-			}{
-				{"M+1", thm62Epsilon(m+1, tau, sigma, n, delta), true},
-				{"1.01τ", thm62Epsilon(m, 1.01*tau, sigma, n, delta), true},
-				{"1.01σ", thm62Epsilon(m, tau, 1.01*sigma, n, delta), false},
-				{"|D|+1", thm62Epsilon(m, tau, sigma, n+1, delta), false},
-			} {
-				if (c.up && !(c.eps > eps)) || (!c.up && !(c.eps < eps)) {
-					return at + fmt.Sprintf(": not monotone in %s (%g vs %g)", c.name, c.eps, eps)
-				}
-			}
-			return ""
-		},
-		gen.IntRange(1, 500), gen.Float64Range(math.Log(0.1), math.Log(50)), gen.Float64Range(math.Log(0.1), math.Log(10)),
-		gen.IntRange(10, 5000), gen.Float64Range(math.Log(1e-12), math.Log(0.5)),
-	))
-	ok, report := runProps(props)
+		}
+		return ""
+	})
 	// A reference point: M = 80, τ = 10, σ = 1, |D| = 201 (mean Syn(iid) client), δ = 1e-5.
 	refThm := thm62Epsilon(80, 10, 1, 201, 1e-5)
 	refRDP, err1 := rdpGaussianEps(1, 10.0/201, 80, 1e-5)
@@ -150,20 +144,20 @@ func checkThm62(cfg proofs.Config) proofs.Result {
 	if err1 != nil || err2 != nil {
 		return inconclusive("accountant: %v %v", err1, err2)
 	}
-	res := proofs.Result{Values: map[string]any{"gopter_seed": seed, "tests": params.MinSuccessfulTests,
+	res := proofs.Result{Values: map[string]any{"tests": tests,
 		"max_rel_round_trip_log_delta": num(worstRT), "max_rel_eq15_vs_statement": num(worst15),
 		"max_rel_numeric_lambda_min_eps": num(worstNum), "max_rel_numeric_lambda_min_log_delta": num(worstDelta),
 		"max_rel_rdp_classic_dense_grid": num(worstRDP),
 		"reference": map[string]any{"M": 80, "tau": 10, "sigma": 1, "D": 201, "delta": 1e-5,
 			"eps_thm62": num(refThm), "eps_rdp_improved": num(refRDP), "eps_exact_gaussian": num(refExact)}}}
-	if !ok {
+	if !out.OK() {
 		res.Verdict = proofs.Refuted
-		res.Evidence = report
+		res.Evidence = out.String()
 		return res
 	}
 	res.Verdict = proofs.Holds
-	res.Evidence = fmt.Sprintf("Closed forms from accountant.UpcycledOutput*; %d random (M ≤ 500, τ ∈ [0.1,50], σ ∈ [0.1,10], |D| ∈ [10,5000], δ ∈ [1e-12,0.5]; gopter seed %d): ε(δ) ≥ a; δ(ε(δ)) = δ (max relative error in log δ %.2g); App. E (15), written out independently, equals the theorem's δ (%.2g); ε (and the accountant's λ-forms) equal the numeric min over λ of h₁(λ) (%.2g) and log δ the numeric min of log h(λ) (%.2g); the RDP accountant with the classic conversion on a dense order grid gives the same ε (within %.2g, never below): Thm 6.2 is the moments accountant with the classic RDP→DP conversion. ε strictly increases in M and τ and decreases in σ and |D|. For reference (M = 80, τ = 10, σ = 1, |D| = 201, δ = 1e-5): Thm 6.2 %.4f ≥ RDP improved conversion %.4f ≥ exact Gaussian composition %.4f — the theorem is valid but loose, under its own sensitivity assumption (see spec7-11/12).",
-		params.MinSuccessfulTests, seed, worstRT, worst15, worstNum, worstDelta, worstRDP, refThm, refRDP, refExact)
+	res.Evidence = fmt.Sprintf("Closed forms from accountant.UpcycledOutput*; %d random (M ≤ 500, τ ∈ [0.1,50], σ ∈ [0.1,10], |D| ∈ [10,5000], δ ∈ [1e-12,0.5]; sweep stream %s): ε(δ) ≥ a; δ(ε(δ)) = δ (max relative error in log δ %.2g); App. E (15), written out independently, equals the theorem's δ (%.2g); ε (and the accountant's λ-forms) equal the numeric min over λ of h₁(λ) (%.2g) and log δ the numeric min of log h(λ) (%.2g); the RDP accountant with the classic conversion on a dense order grid gives the same ε (within %.2g, never below): Thm 6.2 is the moments accountant with the classic RDP→DP conversion. ε strictly increases in M and τ and decreases in σ and |D|. For reference (M = 80, τ = 10, σ = 1, |D| = 201, δ = 1e-5): Thm 6.2 %.4f ≥ RDP improved conversion %.4f ≥ exact Gaussian composition %.4f — the theorem is valid but loose, under its own sensitivity assumption (see spec7-11/12).",
+		tests, out.Stream, worstRT, worst15, worstNum, worstDelta, worstRDP, refThm, refRDP, refExact)
 	return res
 }
 
@@ -337,47 +331,43 @@ func checkNeighbouring(cfg proofs.Config) proofs.Result {
 			"add_one_bound_2tau_over_D_plus_1": num(2 * tau / (nf + 1)), "replace_one_bound_2tau_over_D": num(2 * tau / nf)}
 	}
 	// Random search: no configuration exceeds 2τ/(n+1) (add) or 2τ/n (replace).
-	params, seed := gopterParams(cfg, "spec7-11-neighbouring-relation", 300, 100)
-	props := gopter.NewProperties(params)
+	st, tests := sweepOf(cfg, "spec7-11-neighbouring-relation", 300, 100)
 	worstAdd, worstRep := 0.0, 0.0
-	props.Property("averaging-model sensitivity bounds", prop.ForAll(
-		func(n, d int, s uint64) string {
-			r := rng.Stream(s, "nb")
-			eta := make([][]float64, n+1)
-			for i := range eta {
-				v := randVec(r, d, 1)
-				nv := norm(v)
-				rad := tau
-				if r.IntN(3) == 0 {
-					rad = tau * r.Float64()
-				}
-				for j := range v {
-					v[j] *= rad / nv
-				}
-				eta[i] = v
+	out := sweep.Run(st, tests, func(cs *sweep.Case) string {
+		n, d, s := cs.IntRange(1, 60), cs.IntRange(1, 6), cs.Uint64()
+		r := rng.Stream(s, "nb")
+		eta := make([][]float64, n+1)
+		for i := range eta {
+			v := randVec(r, d, 1)
+			nv := norm(v)
+			rad := tau
+			if r.IntN(3) == 0 {
+				rad = tau * r.Float64()
 			}
-			mean := func(rows [][]float64) []float64 {
-				out := make([]float64, d)
-				for _, row := range rows {
-					for j := range out {
-						out[j] += row[j] / float64(len(rows))
-					}
+			for j := range v {
+				v[j] *= rad / nv
+			}
+			eta[i] = v
+		}
+		mean := func(rows [][]float64) []float64 {
+			out := make([]float64, d)
+			for _, row := range rows {
+				for j := range out {
+					out[j] += row[j] / float64(len(rows))
 				}
-				return out
 			}
-			base := mean(eta[:n])
-			add := norm(sub(mean(eta), base)) / (2 * tau / float64(n+1))
-			repl := append(append([][]float64{}, eta[1:n]...), eta[n])
-			rep := norm(sub(mean(repl), base)) / (2 * tau / float64(n))
-			worstAdd, worstRep = math.Max(worstAdd, add), math.Max(worstRep, rep)
-			if add > 1+1e-12 || rep > 1+1e-12 {
-				return fmt.Sprintf("n=%d d=%d: add-one %.6f, replace-one %.6f of the bounds", n, d, add, rep)
-			}
-			return ""
-		},
-		gen.IntRange(1, 60), gen.IntRange(1, 6), gen.UInt64(),
-	))
-	ok, report := runProps(props)
+			return out
+		}
+		base := mean(eta[:n])
+		add := norm(sub(mean(eta), base)) / (2 * tau / float64(n+1))
+		repl := append(append([][]float64{}, eta[1:n]...), eta[n])
+		rep := norm(sub(mean(repl), base)) / (2 * tau / float64(n))
+		worstAdd, worstRep = math.Max(worstAdd, add), math.Max(worstRep, rep)
+		if add > 1+1e-12 || rep > 1+1e-12 {
+			return fmt.Sprintf("n=%d d=%d: add-one %.6f, replace-one %.6f of the bounds", n, d, add, rep)
+		}
+		return ""
+	})
 	// Consequence at a reference point (M = 80, σ = 1, |D| = 201, δ = 1e-5):
 	// the exact δ of the worst replace-one pair at Thm 6.2's ε.
 	const M, sigma, D, delta = 80, 1.0, 201.0, 1e-5
@@ -395,18 +385,18 @@ func checkNeighbouring(cfg proofs.Config) proofs.Result {
 	if err != nil {
 		return inconclusive("accountant: %v", err)
 	}
-	res := proofs.Result{Values: map[string]any{"gopter_seed": seed, "tests": params.MinSuccessfulTests,
+	res := proofs.Result{Values: map[string]any{"tests": tests,
 		"explicit_pairs_by_D": pairs, "max_add_one_over_bound": num(worstAdd), "max_replace_one_over_bound": num(worstRep),
 		"reference": map[string]any{"M": M, "tau": tau, "sigma": sigma, "D": D, "delta": delta,
 			"eps_thm62": num(epsThm), "delta_true_replace_one_at_eps_thm62": num(dTrue),
 			"eps_thm62_with_2tau": num(epsFixed), "delta_true_at_eps_with_2tau": num(dFixed), "eps_exact_replace_one": num(epsExactRep)}}}
-	if !ok {
-		return inconclusive("random search found a pair beyond the analytic bound (the check itself is wrong): %s", report)
+	if !out.OK() {
+		return inconclusive("random search found a pair beyond the analytic bound (the check itself is wrong): %s", out)
 	}
 	if dTrue > delta {
 		res.Verdict = proofs.Refuted
-		res.Evidence = fmt.Sprintf("For ξ(D) = (1/|D|)Σ η(d) with ‖η‖ ≤ τ the worst pairs are explicit: replace-one (the paper's definition: 'different in at most one data point') moves ξ by 2τ/|D|, and even the proof's add-one D' = D ∪ {d} moves it by 2τ/(|D|+1) (D = |D| copies of −τu, d = +τu; |D| = 201, τ = 10: %.5f vs the proof's τ/|D| = %.5f); a random search (%d cases, gopter seed %d) never exceeds these bounds (max %.4f, %.4f of them). Counterexample to Thm 6.2 as stated: M = 80, τ = 10, σ = 1, |D| = 201, δ = 1e-5 gives ε = %.4f, but the worst replace-one pair's exact privacy curve at that ε is δ = %.3g > 1e-5 (its exact ε is %.4f). With τ replaced by 2τ the theorem gives ε = %.4f, where the exact δ is %.3g ≤ 1e-5: the erratum is sensitivity 2τ/|D| (a four times larger).",
-			2*tau/(D+1), tau/D, params.MinSuccessfulTests, seed, worstAdd, worstRep, epsThm, dTrue, epsExactRep, epsFixed, dFixed)
+		res.Evidence = fmt.Sprintf("For ξ(D) = (1/|D|)Σ η(d) with ‖η‖ ≤ τ the worst pairs are explicit: replace-one (the paper's definition: 'different in at most one data point') moves ξ by 2τ/|D|, and even the proof's add-one D' = D ∪ {d} moves it by 2τ/(|D|+1) (D = |D| copies of −τu, d = +τu; |D| = 201, τ = 10: %.5f vs the proof's τ/|D| = %.5f); a random search (%d cases, sweep stream %s) never exceeds these bounds (max %.4f, %.4f of them). Counterexample to Thm 6.2 as stated: M = 80, τ = 10, σ = 1, |D| = 201, δ = 1e-5 gives ε = %.4f, but the worst replace-one pair's exact privacy curve at that ε is δ = %.3g > 1e-5 (its exact ε is %.4f). With τ replaced by 2τ the theorem gives ε = %.4f, where the exact δ is %.3g ≤ 1e-5: the erratum is sensitivity 2τ/|D| (a four times larger).",
+			2*tau/(D+1), tau/D, tests, out.Stream, worstAdd, worstRep, epsThm, dTrue, epsExactRep, epsFixed, dFixed)
 		return res
 	}
 	res.Verdict = proofs.Holds
