@@ -81,7 +81,7 @@ func (w *reportWriter) figureExperiment(doc *report.Doc, e *Experiment) error {
 }
 
 func (w *reportWriter) accuracyCell(e *Experiment, ds, opt, m string, s float64, g *group, st report.Stats) {
-	cell := report.Cell{"experiment": e.Name, "dataset": ds, "level": e.Level, "method": m, "sigma": g.cfg.Sigma, "optimizer": opt,
+	cell := report.Cell{"experiment": e.Name, "dataset": ds, "level": e.Level, "method": m, "sigma": g.Config.Sigma, "optimizer": opt,
 		"model": e.Model, "metric": "accuracy_pct", "mean": st.Mean, "std": st.Std, "n": st.N,
 		"epsilon": g.final("eps"), "epsilon_claimed": g.final("eps_claimed")}
 	if e.Figure != "" {

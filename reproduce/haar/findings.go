@@ -253,8 +253,8 @@ func (w *reportWriter) headline(results []*runner.Result) *report.Headline {
 func (w *reportWriter) primaryFigures() string {
 	var ns []int
 	for k, g := range w.groups {
-		if g.cfg.Figure != "" {
-			if n, ok := paperFigure(g.cfg.Level, k.ds); ok {
+		if g.Config.Figure != "" {
+			if n, ok := paperFigure(g.Config.Level, k.ds); ok {
 				ns = append(ns, n)
 			}
 		}
@@ -274,13 +274,13 @@ func (w *reportWriter) scope() string {
 			seenD[k.ds] = true
 			data = append(data, datasetLabel[k.ds])
 		}
-		if g.cfg.Figure != "" {
-			if n, ok := paperFigure(g.cfg.Level, k.ds); ok && !seenF[n] {
+		if g.Config.Figure != "" {
+			if n, ok := paperFigure(g.Config.Level, k.ds); ok && !seenF[n] {
 				seenF[n] = true
 				figs = append(figs, n)
 			}
 		}
-		if t := g.cfg.Table; t != "" && !seenT[t] {
+		if t := g.Config.Table; t != "" && !seenT[t] {
 			seenT[t] = true
 			tables = append(tables, tableLabel(t))
 		}

@@ -35,16 +35,15 @@ func synthWriter(t *testing.T, exps []Experiment, runs []synthRun) *reportWriter
 		summary: &report.Summary{}}
 	for _, r := range runs {
 		k := gkey{r.exp, "fashion_mnist", "sgd", r.method, r.sigma}
-		g := &group{cfg: RunConfig{Experiment: r.exp, Figure: r.figure, Level: r.level, Dataset: "fashion_mnist", Method: r.method, Sigma: r.sigma,
-			Optimizer: "sgd", Model: r.model, Lot: 25, NoisePer: r.noisePer}, bySeed: map[uint64]*runner.Result{}}
+		g := &group{&paper.Group[RunConfig]{Config: RunConfig{Experiment: r.exp, Figure: r.figure, Level: r.level, Dataset: "fashion_mnist", Method: r.method, Sigma: r.sigma,
+			Optimizer: "sgd", Model: r.model, Lot: 25, NoisePer: r.noisePer}}}
 		for i, a := range r.acc {
 			seed := uint64(i + 1)
 			f := runner.Metrics{"acc": a, "eps": 10, "eps_claimed": 1}
 			for m, v := range r.final {
 				f[m] = v
 			}
-			g.bySeed[seed] = &runner.Result{Final: f}
-			g.seeds = append(g.seeds, seed)
+			g.Results = append(g.Results, &runner.Result{Run: runner.Run{Seed: seed}, Final: f})
 		}
 		w.groups[k] = g
 	}
@@ -189,7 +188,7 @@ func TestPrivacyFigure(t *testing.T) {
 	}
 	w := synthWriter(t, exps[:2], runs)
 	for _, g := range w.groups {
-		for _, r := range g.bySeed {
+		for _, r := range g.Results {
 			r.Final["eps_claimed"] = 1.482
 		}
 	}
@@ -230,7 +229,7 @@ func TestScopeFigures(t *testing.T) {
 	}
 	runs = append(runs, synthRun{exp: "table3", level: "sample", model: "logreg", method: "wav", sigma: 1, acc: []float64{0.5}})
 	w := synthWriter(t, exps, runs)
-	w.groups[gkey{"table3", "fashion_mnist", "sgd", "wav", 1}].cfg.Table = "III"
+	w.groups[gkey{"table3", "fashion_mnist", "sgd", "wav", 1}].Config.Table = "III"
 	if got := w.scope(); !strings.HasPrefix(got, "Figs 8 and 11, Table III on Fashion-MNIST") {
 		t.Errorf("scope = %q", got)
 	}

@@ -62,7 +62,7 @@ func (w *reportWriter) readings(doc *report.Doc) {
 					continue
 				}
 				if st.lot == 0 {
-					st.lot = xw.cfg.Lot
+					st.lot = xw.Config.Lot
 				}
 				gl, gx := paired(lw, v), paired(xw, v)
 				ratio := xw.final("noise_std") / lw.final("noise_std")

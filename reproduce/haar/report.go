@@ -3,7 +3,6 @@ package haar
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,12 +46,9 @@ var wavName = map[string]string{"sample": "DP-SGD-WAV (Lemma 2)", "user": "DP-Fe
 
 var optimizerLabel = map[string]string{"sgd": "DP-SGD", "adam": "DP-Adam", "adagrad": "DP-AdaGrad"}
 
-// group is the results of one configuration over its seeds.
-type group struct {
-	cfg    RunConfig
-	bySeed map[uint64]*runner.Result
-	seeds  []uint64
-}
+// group is the results of one configuration over its seeds, in seed
+// order (paper.Group), with the few readings this report adds.
+type group struct{ *paper.Group[RunConfig] }
 
 type gkey struct {
 	exp, ds, opt, method string
@@ -63,89 +59,47 @@ type gkey struct {
 func configOf(r *runner.Result) (RunConfig, error) { return paper.ConfigOf[RunConfig](r) }
 
 func groupResults(results []*runner.Result) (map[gkey]*group, error) {
-	out := map[gkey]*group{}
-	for _, r := range results {
-		c, err := configOf(r)
-		if err != nil {
-			return nil, fmt.Errorf("result %s: %w", r.ID(), err)
-		}
-		k := gkey{r.Experiment, c.Dataset, c.Optimizer, c.Method, c.Sigma}
-		g := out[k]
-		if g == nil {
-			g = &group{cfg: c, bySeed: map[uint64]*runner.Result{}}
-			out[k] = g
-		}
-		g.bySeed[r.Seed] = r
-		g.seeds = append(g.seeds, r.Seed)
+	gs, err := paper.GroupBy(results, func(r *runner.Result, c RunConfig) gkey {
+		return gkey{r.Experiment, c.Dataset, c.Optimizer, c.Method, c.Sigma}
+	})
+	if err != nil {
+		return nil, err
 	}
-	for _, g := range out {
-		slices.Sort(g.seeds)
+	out := make(map[gkey]*group, len(gs))
+	for k, g := range gs {
+		out[k] = &group{g}
 	}
 	return out, nil
 }
 
-// values returns a final metric over the seeds, in seed order.
-func (g *group) values(metric string) []float64 {
-	var xs []float64
-	for _, s := range g.seeds {
-		xs = append(xs, g.bySeed[s].Final[metric])
-	}
-	return xs
-}
-
 // acc is the final test accuracy in percent.
-func (g *group) acc() report.Stats { return report.Summarize(g.values("acc")).Scaled(100) }
+func (g *group) acc() report.Stats { return g.Final("acc").Scaled(100) }
 
 // final is the mean of a final metric (privacy facts are equal across
 // seeds up to the bisection of the Dyn calibration).
 func (g *group) final(metric string) float64 {
-	xs := g.values(metric)
-	if len(xs) == 0 {
+	if len(g.Results) == 0 {
 		return math.NaN()
 	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
+	return g.Final(metric).Mean
 }
 
 // paired returns the per-seed differences a − b of the final accuracy, in
 // percentage points, over the seeds both have (paired: same split, initial
 // model, client draws and lots).
 func paired(a, b *group) report.Stats {
-	var d []float64
-	for _, s := range a.seeds {
-		if rb, ok := b.bySeed[s]; ok {
-			d = append(d, 100*(a.bySeed[s].Final["acc"]-rb.Final["acc"]))
-		}
-	}
-	return report.Summarize(d)
+	return report.Summarize(paper.Paired(a.Group, b.Group, func(ra, rb *runner.Result) float64 { return 100 * (ra.Final["acc"] - rb.Final["acc"]) }))
 }
 
 // curve returns the round, mean and std of the test accuracy (percent)
 // over seeds.
 func (g *group) curve() (xs, mean, std []float64) {
-	n := math.MaxInt
-	for _, s := range g.seeds {
-		n = min(n, len(g.bySeed[s].Rounds))
-	}
-	for i := 0; i < n; i++ {
-		var vals []float64
-		for _, s := range g.seeds {
-			vals = append(vals, 100*g.bySeed[s].Rounds[i]["acc"])
-		}
-		st := report.Summarize(vals)
-		xs = append(xs, g.bySeed[g.seeds[0]].Rounds[i]["round"])
-		mean = append(mean, st.Mean)
-		std = append(std, st.Std)
-	}
-	return
+	return g.Curve(func(m runner.Metrics) float64 { return 100 * m["acc"] }, paper.Metric("round"))
 }
 
 func (g *group) wall() float64 {
 	var s float64
-	for _, r := range g.bySeed {
+	for _, r := range g.Results {
 		s += r.WallSeconds
 	}
 	return s
@@ -226,7 +180,7 @@ func (w *reportWriter) header(doc *report.Doc) {
 	doc.P("Scale: %s", w.s.Description)
 	var runs int
 	for _, g := range w.groups {
-		runs += len(g.seeds)
+		runs += len(g.Results)
 	}
 	tb := &report.Table{Header: []string{"experiment", "level", "datasets run", "model (params, m)", "clients × examples", "rounds × local epochs", "privacy unit sampling", "lr", "seeds"}}
 	for _, e := range w.s.Experiments {
@@ -284,7 +238,7 @@ func (w *reportWriter) header(doc *report.Doc) {
 func (w *reportWriter) numParams(e Experiment) int {
 	for k, g := range w.groups {
 		if k.exp == e.Name {
-			return paramsOf(g.cfg, w.featureDim(g.cfg))
+			return paramsOf(g.Config, w.featureDim(g.Config))
 		}
 	}
 	return 0
@@ -369,7 +323,7 @@ func (w *reportWriter) costs(doc *report.Doc) {
 			m[key] = a
 			keys = append(keys, key)
 		}
-		for _, r := range g.bySeed {
+		for _, r := range g.Results {
 			a.runs++
 			a.wall += r.WallSeconds
 			a.steps += float64(r.Counters["sgd_steps"])

@@ -136,7 +136,7 @@ func (w *reportWriter) privacy(doc *report.Doc) {
 	tb := &report.Table{Header: []string{"experiment", "dataset", "method", "σ", "releases", "q", "C", "effective multiplier", "noise std / coord", "ε claimed", "ε claimed (PLD)", "ε actual", "paper ε"}, Align: "lllrrrrrrrrrr"}
 	var keys []gkey
 	for k, g := range w.groups {
-		if k.method != "nonprivate" && k.opt == "sgd" && g.cfg.Figure != "" {
+		if k.method != "nonprivate" && k.opt == "sgd" && g.Config.Figure != "" {
 			keys = append(keys, k)
 		}
 	}
@@ -160,10 +160,10 @@ func (w *reportWriter) privacy(doc *report.Doc) {
 	for _, k := range keys {
 		g := w.groups[k]
 		pe := "—"
-		if p, ok := w.paperEps(k.ds, k.sigma); ok && g.cfg.Level == "sample" {
+		if p, ok := w.paperEps(k.ds, k.sigma); ok && g.Config.Level == "sample" {
 			pe = fmt.Sprintf("%g", p)
 		}
-		tb.Add(k.exp, datasetLabel[k.ds], methodLabel(k.method, g.cfg.Level), sigmaLabel(k.sigma), fmt.Sprintf("%.0f", g.final("steps")),
+		tb.Add(k.exp, datasetLabel[k.ds], methodLabel(k.method, g.Config.Level), sigmaLabel(k.sigma), fmt.Sprintf("%.0f", g.final("steps")),
 			fmt.Sprintf("%.3g", g.final("q")), fmt.Sprintf("%.3g", g.final("clip")), fmt.Sprintf("%.3g", g.final("multiplier")),
 			fmt.Sprintf("%.3g", g.final("noise_std")), fmtEps(g.final("eps_claimed")), w.pldClaimed(k.method, g), fmtEps(g.final("eps")), pe)
 	}
@@ -179,7 +179,7 @@ func (w *reportWriter) pldClaimed(method string, g *group) string {
 	default:
 		return "—"
 	}
-	ev := accountant.SelfComposed{Event: accountant.PoissonSampled{Q: g.final("q"), Event: accountant.Gaussian{Sigma: g.cfg.Sigma}}, Count: int(math.Round(g.final("steps")))}
+	ev := accountant.SelfComposed{Event: accountant.PoissonSampled{Q: g.final("q"), Event: accountant.Gaussian{Sigma: g.Config.Sigma}}, Count: int(math.Round(g.final("steps")))}
 	key := ev.String()
 	if v, ok := w.pld[key]; ok {
 		return v

@@ -88,11 +88,11 @@ func (g *Group[C]) Wall() report.Stats {
 	return report.Summarize(g.Values(func(r *runner.Result) float64 { return r.WallSeconds }))
 }
 
-// Curve returns, for a per-round metric recorded at the same rounds in
+// Curve returns, for a per-round value y recorded at the same rounds in
 // every seed, x (read from the first seed's round) and the mean and
-// sample std over seeds at each round; the curve stops at the shortest
-// seed's last round.
-func (g *Group[C]) Curve(metric string, x func(runner.Metrics) float64) (xs, mean, std []float64) {
+// sample std of y over seeds at each round; the curve stops at the
+// shortest seed's last round. Metric(name) reads one metric as it is.
+func (g *Group[C]) Curve(y, x func(runner.Metrics) float64) (xs, mean, std []float64) {
 	if len(g.Results) == 0 {
 		return
 	}
@@ -103,7 +103,7 @@ func (g *Group[C]) Curve(metric string, x func(runner.Metrics) float64) (xs, mea
 	vals := make([]float64, len(g.Results))
 	for i := 0; i < n; i++ {
 		for j, r := range g.Results {
-			vals[j] = r.Rounds[i][metric]
+			vals[j] = y(r.Rounds[i])
 		}
 		s := report.Summarize(vals)
 		xs = append(xs, x(g.Results[0].Rounds[i]))
@@ -111,4 +111,33 @@ func (g *Group[C]) Curve(metric string, x func(runner.Metrics) float64) (xs, mea
 		std = append(std, s.Std)
 	}
 	return
+}
+
+// Seed returns the group's result of seed s (nil when it has none).
+func (g *Group[C]) Seed(s uint64) *runner.Result {
+	for _, r := range g.Results {
+		if r.Seed == s {
+			return r
+		}
+	}
+	return nil
+}
+
+// Paired returns diff(a's result, b's result) for every seed both groups
+// have, in a's seed order: the differences of two arms run on the same
+// seeds (the same split, initial model and client draws), whose spread is
+// the noise of the comparison rather than of either arm.
+func Paired[C any](a, b *Group[C], diff func(ra, rb *runner.Result) float64) []float64 {
+	var d []float64
+	for _, ra := range a.Results {
+		if rb := b.Seed(ra.Seed); rb != nil {
+			d = append(d, diff(ra, rb))
+		}
+	}
+	return d
+}
+
+// Metric reads one per-round metric (for Curve).
+func Metric(name string) func(runner.Metrics) float64 {
+	return func(m runner.Metrics) float64 { return m[name] }
 }

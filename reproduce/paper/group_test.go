@@ -55,13 +55,21 @@ func TestGroupBy(t *testing.T) {
 	}
 	// The curve stops at the shorter seed's last round (both have 3 here:
 	// seed 1 [3 2 9], seed 3 [5 4 1]).
-	xs, mean, std := a.Curve("loss", func(m runner.Metrics) float64 { return m["t"] })
+	xs, mean, std := a.Curve(Metric("loss"), Metric("t"))
 	if len(xs) != 3 || xs[2] != 3 || mean[0] != 4 || mean[2] != 5 || math.Abs(std[1]-math.Sqrt2) > 1e-12 {
 		t.Errorf("curve %v %v %v", xs, mean, std)
 	}
-	xs, _, _ = groups["b"].Curve("loss", func(m runner.Metrics) float64 { return m["t"] })
+	xs, _, _ = groups["b"].Curve(Metric("loss"), Metric("t"))
 	if len(xs) != 2 {
 		t.Errorf("curve of b: %v", xs)
+	}
+	// Paired over the seeds both have, in a's order: a has seeds 1, 3 and
+	// b has 1, 2, so only seed 1 pairs.
+	if d := Paired(a, groups["b"], func(ra, rb *runner.Result) float64 { return ra.Final["acc"] - rb.Final["acc"] }); len(d) != 1 || math.Abs(d[0]-0.3) > 1e-12 {
+		t.Errorf("paired %v, want [0.3]", d)
+	}
+	if a.Seed(3).Final["acc"] != 0.9 || a.Seed(2) != nil {
+		t.Error("Seed lookup")
 	}
 	// The caller's slice keeps its order.
 	if results[0].Cell != "b" || results[1].Seed != 3 {
