@@ -406,6 +406,7 @@ var handChecks = []struct{ file, paper, claim, number string }{
 	{"upcycled-lemma5.5-corrected", "upcycled", "upcycled/lemma5.5-one-step", "corrected_violations"},
 	{"upcycled-thm5.6-corrected", "upcycled", "upcycled/cor5.8-rate", ""},
 	{"normec-thm1", "normec", "normec/thm1-bound", ""},
+	{"normec-thm2", "normec", "normec/cor5-rate-k-1-8-ig", ""},
 	{"fedddpm-thm1", "fedddpm", "fedddpm/theorem1-bound-quadratics", ""},
 }
 
