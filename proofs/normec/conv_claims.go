@@ -16,4 +16,7 @@ func init() {
 	convclaims.RegisterProof(paper, "conv-engine-thm1", "normec-thm1",
 		"Theorem 1 (p = 1, σ_DP = 0), through claims/convergence/normec-thm1.yaml",
 		"min_k E‖∇f(x^k)‖ ≤ 3/(K+1)·(f(x⁰) − f^inf)/η + 2R + ηL/2 + γ·𝕀_{T≠1}·8L√(2L)√Δ^inf for Fed-α-NormEC with local GD steps")
+	convclaims.RegisterProof(paper, "conv-engine-thm2", "normec-thm2",
+		"Theorem 2 (local cyclic IG steps, p = 1, σ_DP = 0), through claims/convergence/normec-thm2.yaml",
+		"min_k E‖∇f(x^k)‖ ≤ 3/(K+1)·(f(x⁰) − f^inf)/η + 2R + γ·8L√(2L)√Δ^inf + γ·4L√(2L)√((1/M)ΣΔ_i^inf) + ηL/2 for Fed-α-NormEC with one cyclic IG pass per round (readings: Δ_i^inf as printed and with f_i^inf)")
 }

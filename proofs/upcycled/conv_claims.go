@@ -19,4 +19,12 @@ func init() {
 	convclaims.RegisterProof(paper, "conv-engine-lemma5.5-corrected", "upcycled-lemma5.5-corrected",
 		"Lemma 5.5 with fedrepro's corrected C₁, C₂, through claims/convergence/upcycled-lemma5.5-corrected.yaml",
 		"the same decrease with C₁ and C₂ recomputed from the proof's own steps")
+	// Corollary 5.8 states only O(1/√M); it is audited through Theorem
+	// 5.6's explicit bound at the corollary's choice c = c₀/√M.
+	convclaims.RegisterProof(paper, "conv-engine-thm5.6", "upcycled-thm5.6",
+		"Theorem 5.6 at Corollary 5.8's c = c₀/√M, through claims/convergence/upcycled-thm5.6.yaml",
+		"(1/M)Σ_m E[C₁‖∇f(ω̄^{2m−1})‖² − C₂h¹_m − C₃h²_m] ≤ (f(ω̄⁰) − f*)/M for Upcycled-FedProx, with the printed constants")
+	convclaims.RegisterProof(paper, "conv-engine-thm5.6-corrected", "upcycled-thm5.6-corrected",
+		"Theorem 5.6 with fedrepro's corrected constants at Corollary 5.8's c = c₀/√M, through claims/convergence/upcycled-thm5.6-corrected.yaml",
+		"the same averaged inequality with C₁, C₂ recomputed from the proof of Lemma 5.5")
 }

@@ -499,7 +499,10 @@ func checkCor58(cfg proofs.Config) proofs.Result {
 				if err != nil {
 					return inconclusive("prox: %v", err)
 				}
-				prev, cur = cur, q.sampleMean(rr, ys, K)
+				// Algorithm 1 and Lemma 5.5's h_m difference the odd
+				// iterate with the even one before it, ω̄^{2m−1} − ω̄^{2m−2}:
+				// the next round's prev is ω̄^{2m}, not ω̄^{2m−1}.
+				prev, cur = even, q.sampleMean(rr, ys, K)
 			}
 			avg += sum / float64(M) / float64(reps)
 			mn += best / float64(reps)

@@ -116,6 +116,17 @@ func (c *Claim) evaluate(rd Reading, point map[string]float64, spec InstanceSpec
 		return nil, err
 	}
 	sym := in.Symbols()
+	if m := Methods[c.Algorithm.Name.S]; m.Groups != nil {
+		// the components per client may be a formula in the grid: resolve
+		// once with placeholder instance symbols to read it
+		pre, err := c.resolve(rd, point, dummyInstanceSymbols())
+		if err != nil {
+			return nil, at(c.file, err)
+		}
+		for k, v := range in.groupSymbols(m.Groups(&Env{In: in, R: pre})) {
+			sym[k] = v
+		}
+	}
 	sym["G2"] = 0
 	res, err := c.resolve(rd, point, sym)
 	if err != nil {

@@ -410,5 +410,8 @@ func dummyInstanceSymbols() map[string]float64 {
 	for _, n := range InstanceNames {
 		m[n] = 1
 	}
+	for _, n := range GroupNames {
+		m[n] = 1
+	}
 	return m
 }

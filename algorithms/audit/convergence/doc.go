@@ -2,7 +2,8 @@
 // first-order optimisation methods by execution: a claim file
 // (fedrepro-convergence/1, claims/convergence/README.md) names a method from
 // the registry (gradient descent, local SGD, FedAvg, FedProx, SCAFFOLD,
-// FedDyn, FedAvgM, Upcycled-FL, Fed-α-NormEC, DP-SGD), the problem class of
+// FedDyn, FedAvgM, Upcycled-FL, Fed-α-NormEC with local GD or cyclic IG
+// steps, DP-SGD), the problem class of
 // the theorem (L-smooth; μ-strongly convex, convex or non-convex;
 // heterogeneity; gradient-noise variance σ²), the constraints on the
 // parameters, the quantity bounded and the bound as an expr formula in the

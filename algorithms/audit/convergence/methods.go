@@ -26,6 +26,11 @@ type Method struct {
 	// Sampled is the number of clients sampled at step t (0: none).
 	Sampled func(t int, e *Env) int
 	Step    func(t int, st []float64, sel []int, e *Env) []float64
+	// Groups, when set, is the number of component functions per client:
+	// the instance's objectives are read as clients of that many
+	// consecutive components, and the instance gains the symbols
+	// GroupNames (Δ^inf at client level, …).
+	Groups func(e *Env) int
 }
 
 // Env gives a step the instance, its parameters and the noise tape.
@@ -420,53 +425,10 @@ var Methods = map[string]*Method{
 			return out
 		},
 	},
-	"normec": {
-		Name: "normec", Summary: "Fed-α-NormEC (Algorithm 1, full participation): local operator of T_local GD steps of gamma/T_local, smoothed normalisation Norm_α, error feedback beta, normalised server step eta; v_i⁰ = (x⁰ − T_i(x⁰))/γ + (R0, 0, …)",
-		Params: []string{"gamma", "T_local", "alpha", "beta", "eta", "R0"}, Required: []string{"gamma", "alpha", "beta", "eta"}, Affine: false,
-		StateDim: func(d, n int) int { return (2 + n) * d },
-		Init: func(in *Instance, e *Env) []float64 {
-			d, n := in.Dim, in.N()
-			st := make([]float64, (2+n)*d)
-			copy(st, in.X0)
-			r0 := e.P("R0", 0, 0, 0)
-			for i := 0; i < n; i++ {
-				u := normecUpdate(e, i, in.X0)
-				u[0] += r0
-				copy(st[(2+i)*d:], u)
-				for j := 0; j < d; j++ {
-					st[d+j] += u[j] / float64(n)
-				}
-			}
-			return st
-		},
-		Iterate: first, Sampled: func(int, *Env) int { return 0 },
-		Step: func(t int, st []float64, _ []int, e *Env) []float64 {
-			n := e.N()
-			d := len(st) / (2 + n)
-			x := st[:d]
-			al, be, eta := e.P("alpha", 0, t, 0), e.P("beta", 0, t, 0), e.P("eta", 0, t, 0)
-			out := append([]float64(nil), st...)
-			for i := 0; i < n; i++ {
-				u := normecUpdate(e, i, x)
-				v := st[(2+i)*d : (3+i)*d]
-				diff := sub(u, v)
-				nd := math.Sqrt(dot(diff, diff))
-				for j := 0; j < d; j++ {
-					dl := diff[j] / (al + nd)
-					out[(2+i)*d+j] = v[j] + be*dl
-					out[d+j] += be * dl / float64(n)
-				}
-			}
-			vh := out[d : 2*d]
-			nv := math.Sqrt(dot(vh, vh))
-			if nv > 0 {
-				for j := 0; j < d; j++ {
-					out[j] = x[j] - eta*vh[j]/nv
-				}
-			}
-			return out
-		},
-	},
+	"normec": normecMethod("normec", "Fed-α-NormEC (Algorithm 1, full participation): local operator of T_local GD steps of gamma/T_local, smoothed normalisation Norm_α, error feedback beta, normalised server step eta; v_i⁰ = (x⁰ − T_i(x⁰))/γ + (R0, 0, …)",
+		[]string{"gamma", "T_local", "alpha", "beta", "eta", "R0"}, nil, normecUpdate),
+	"normec-ig": normecMethod("normec-ig", "Fed-α-NormEC with local cyclic incremental-gradient steps (§5.3, App. D eq. (3)): the instance's objectives are read as clients of `components` consecutive components f_{i,j}; T_i(x) is one pass x_i^{j+1} = x_i^j − (gamma/components)∇f_{i,j}(x_i^j), j = 0, …, components − 1, in order; then as normec",
+		[]string{"gamma", "components", "alpha", "beta", "eta", "R0"}, func(e *Env) int { return intP(e, "components", 1) }, normecIGUpdate),
 }
 
 // normecUpdate is (x − T_i(x))/γ for T_local GD steps of size γ/T_local:
@@ -558,4 +520,106 @@ func exactProx(q *QuadObj, x []float64, mu float64) []float64 {
 	}
 	copy(out, v.RawVector().Data)
 	return out
+}
+
+// normecMethod is Fed-α-NormEC (Shulgin et al. 2025, Algorithm 1) with
+// full participation and no DP noise, for a local operator given as the
+// update u_i(x) = (x − T_i(x))/γ. With groups == nil every objective of
+// the instance is a client (M = n); otherwise client i holds the c =
+// groups(e) consecutive objectives i·c, …, i·c + c − 1 and M = n/c (the
+// state keeps n client slots; the last n − M stay zero). One engine step
+// is one round k:
+//
+//	v_i^{k+1} = v_i^k + β·Norm_α(u_i(x^k) − v_i^k),  Norm_α(y) = y/(α + ‖y‖),
+//	v^{k+1}   = (1/M)Σ_i v_i^{k+1},                 x^{k+1} = x^k − η·v^{k+1}/‖v^{k+1}‖,
+//
+// with v_i⁰ = u_i(x⁰) + (R0, 0, …, 0), so R = max_i ‖v_i⁰ − u_i(x⁰)‖ = R0.
+func normecMethod(name, summary string, params []string, groups func(*Env) int, update func(e *Env, i int, x []float64) []float64) *Method {
+	clients := func(e *Env) int {
+		if groups == nil {
+			return e.N()
+		}
+		c := groups(e)
+		if c < 1 || e.N()%c != 0 {
+			return 0 // the claim's constraint must require N % components == 0
+		}
+		return e.N() / c
+	}
+	return &Method{
+		Name: name, Summary: summary,
+		Params: params, Required: []string{"gamma", "alpha", "beta", "eta"}, Affine: false, Groups: groups,
+		StateDim: func(d, n int) int { return (2 + n) * d },
+		Init: func(in *Instance, e *Env) []float64 {
+			d, n := in.Dim, in.N()
+			st := make([]float64, (2+n)*d)
+			copy(st, in.X0)
+			m := clients(e)
+			if m == 0 {
+				for j := range st {
+					st[j] = math.NaN()
+				}
+				return st
+			}
+			r0 := e.P("R0", 0, 0, 0)
+			for i := 0; i < m; i++ {
+				u := update(e, i, in.X0)
+				u[0] += r0
+				copy(st[(2+i)*d:], u)
+				for j := 0; j < d; j++ {
+					st[d+j] += u[j] / float64(m)
+				}
+			}
+			return st
+		},
+		Iterate: first, Sampled: func(int, *Env) int { return 0 },
+		Step: func(t int, st []float64, _ []int, e *Env) []float64 {
+			n := e.N()
+			d := len(st) / (2 + n)
+			m := clients(e)
+			x := st[:d]
+			al, be, eta := e.P("alpha", 0, t, 0), e.P("beta", 0, t, 0), e.P("eta", 0, t, 0)
+			out := append([]float64(nil), st...)
+			for i := 0; i < m; i++ {
+				u := update(e, i, x)
+				v := st[(2+i)*d : (3+i)*d]
+				diff := sub(u, v)
+				nd := math.Sqrt(dot(diff, diff))
+				for j := 0; j < d; j++ {
+					dl := diff[j] / (al + nd)
+					out[(2+i)*d+j] = v[j] + be*dl
+					out[d+j] += be * dl / float64(m)
+				}
+			}
+			vh := out[d : 2*d]
+			nv := math.Sqrt(dot(vh, vh))
+			if nv > 0 {
+				for j := 0; j < d; j++ {
+					out[j] = x[j] - eta*vh[j]/nv
+				}
+			}
+			return out
+		},
+	}
+}
+
+// normecIGUpdate is (x − T_i^IG(x))/γ for one cyclic incremental-gradient
+// pass over client i's c components in their fixed order (Shulgin et al.
+// 2025, §5.3 and App. D eq. (3)): x_i^0 = x, x_i^{j+1} = x_i^j −
+// (γ/c)∇f_{i,j}(x_i^j) for j = 0, …, c − 1 (the paper's T = N: one pass
+// over the local data set), T_i^IG(x) = x − (γ/c)Σ_j ∇f_{i,j}(x_i^j), so the
+// update is the mean of the gradients met along the pass.
+func normecIGUpdate(e *Env, i int, x []float64) []float64 {
+	gam := e.P("gamma", 0, 0, math.NaN())
+	c := intP(e, "components", 1)
+	y := append([]float64(nil), x...)
+	g := make([]float64, len(x))
+	avg := make([]float64, len(x))
+	for j := 0; j < c; j++ {
+		e.Grad(i*c+j, y, g)
+		for k := range y {
+			avg[k] += g[k] / float64(c)
+			y[k] -= gam / float64(c) * g[k]
+		}
+	}
+	return avg
 }
