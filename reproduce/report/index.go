@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,13 +72,19 @@ func (f *JSONFloat) UnmarshalJSON(b []byte) error {
 }
 
 // RunCost sums the runs' CPU seconds (wall seconds where CPU time is
-// unavailable).
+// unavailable), smallest first, so the total is the same bits whatever
+// order the results arrive in (a merge, a resume or a shard reading them
+// differently writes the same report).
 func RunCost(results []*runner.Result) (runs int, cpu float64) {
-	for _, r := range results {
-		c := r.CPUSeconds
-		if c == 0 {
-			c = r.WallSeconds
+	cs := make([]float64, len(results))
+	for i, r := range results {
+		cs[i] = r.CPUSeconds
+		if cs[i] == 0 {
+			cs[i] = r.WallSeconds
 		}
+	}
+	slices.Sort(cs)
+	for _, c := range cs {
 		cpu += c
 	}
 	return len(results), cpu

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,5 +116,20 @@ func TestIndexCells(t *testing.T) {
 	}
 	if len(rows) != 2 || strings.Contains(md, "long relation text") || strings.Count(rows[0], "|") != 5 {
 		t.Errorf("index rows %q", rows)
+	}
+}
+
+// The summed CPU time is the same bits whatever order the results come in.
+func TestRunCostOrderFree(t *testing.T) {
+	var rs []*runner.Result
+	for i := range 200 {
+		rs = append(rs, &runner.Result{CPUSeconds: 0.1 + float64(i%7)*1e-3 + float64(i)*1e-9, WallSeconds: 9})
+	}
+	rs = append(rs, &runner.Result{WallSeconds: 3.25})
+	_, want := RunCost(rs)
+	rev := slices.Clone(rs)
+	slices.Reverse(rev)
+	if n, got := RunCost(rev); got != want || n != len(rs) {
+		t.Errorf("reversed: %d runs, %v; want %v", n, got, want)
 	}
 }
