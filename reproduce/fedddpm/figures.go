@@ -188,7 +188,7 @@ func (w *reportWriter) fig8(doc *report.Doc) error {
 					curves[m] = c
 				}
 				var earlyVals []float64
-				for _, r := range g.res {
+				for _, r := range g.Results {
 					var s float64
 					var k int
 					for _, mt := range r.Rounds {
@@ -204,7 +204,7 @@ func (w *reportWriter) fig8(doc *report.Doc) error {
 				es := report.Summarize(earlyVals)
 				earlyMean[m] = es.Mean
 				var finals []float64
-				for _, r := range g.res {
+				for _, r := range g.Results {
 					if n := len(r.Rounds); n > 0 {
 						finals = append(finals, r.Rounds[n-1]["loss"])
 					}
@@ -264,7 +264,7 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 					continue
 				}
 				var ex *Extra
-				for _, r := range g.res {
+				for _, r := range g.Results {
 					if x, ok := extraOf(r); ok && x.GridN > 0 {
 						ex = x
 						break

@@ -33,9 +33,9 @@ func synthWriter(t *testing.T) *reportWriter {
 
 // put stores one group of final FDs (one seed each).
 func (w *reportWriter) put(exp, part string, method string, fds ...float64) {
-	g := &group{cfg: RunConfig{Method: method}}
+	g := &group{&paper.Group[RunConfig]{Config: RunConfig{Method: method}}}
 	for i, v := range fds {
-		g.res = append(g.res, &runner.Result{Run: runner.Run{Seed: uint64(i + 1)}, Final: runner.Metrics{"fd": v, "fired": 0}})
+		g.Results = append(g.Results, &runner.Result{Run: runner.Run{Seed: uint64(i + 1)}, Final: runner.Metrics{"fd": v, "fired": 0}})
 	}
 	w.groups[gkey{exp, "mix", part, pLabel(0.15), method}] = g
 }
@@ -146,14 +146,14 @@ func TestSensitivityRobust(t *testing.T) {
 // curveGroup is a group whose seeds record fd and loss at rounds 0, 2, 4:
 // seed k's value at round r is base·(1 + 0.1·k)/(1 + r).
 func curveGroup(method string, base float64) *group {
-	g := &group{cfg: RunConfig{Method: method}}
+	g := &group{&paper.Group[RunConfig]{Config: RunConfig{Method: method}}}
 	for k := 1; k <= 3; k++ {
 		r := &runner.Result{Run: runner.Run{Seed: uint64(k)}}
 		for _, round := range []float64{0, 2, 4} {
 			v := base * (1 + 0.1*float64(k)) / (1 + round)
 			r.Rounds = append(r.Rounds, runner.Metrics{"round": round, "fd": v, "loss": v})
 		}
-		g.res = append(g.res, r)
+		g.Results = append(g.Results, r)
 	}
 	return g
 }

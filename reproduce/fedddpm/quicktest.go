@@ -30,11 +30,11 @@ func (w *reportWriter) stopRounds(doc *report.Doc) {
 					if g == nil {
 						continue
 					}
-					plusRuns += len(g.res)
+					plusRuns += len(g.Results)
 					col := columnKey(part, p)
-					fired := g.stats("fired").Mean * float64(len(g.res))
+					fired := g.stats("fired").Mean * float64(len(g.Results))
 					var stops []float64
-					for _, r := range g.res {
+					for _, r := range g.Results {
 						if r.Final["fired"] == 1 {
 							stops = append(stops, r.Final["stop_round"])
 						}
@@ -45,7 +45,7 @@ func (w *reportWriter) stopRounds(doc *report.Doc) {
 						ours, frac = fmt.Sprintf("%.0f±%.0f", s.Mean, s.Std), fmt.Sprintf("%.2f", s.Mean/float64(st.Rounds))
 					}
 					var cs, s0, bound []float64
-					for _, r := range g.res {
+					for _, r := range g.Results {
 						if ex, ok := extraOf(r); ok && ex.QuickTest != nil && len(ex.QuickTest.Scores) > 0 {
 							q := ex.QuickTest
 							cs = append(cs, float64(len(q.Scores)))
@@ -68,10 +68,10 @@ func (w *reportWriter) stopRounds(doc *report.Doc) {
 						T, _ := t.Lookup(map[string]string{"dataset": a.dataset}, "T")
 						ptxt, pfrac = fmt.Sprintf("%.0f (%s)", c.Mean, strings.ToUpper(a.dataset)), fmt.Sprintf("%.2f", c.Mean/T.Mean)
 					}
-					tb.Add(ds, colLabel(col), fmt.Sprintf("%s (%.0f/%d)", ours, fired, len(g.res)), frac, fmt.Sprintf("%.1f", checks.Mean),
+					tb.Add(ds, colLabel(col), fmt.Sprintf("%s (%.0f/%d)", ours, fired, len(g.Results)), frac, fmt.Sprintf("%.1f", checks.Mean),
 						fmt.Sprintf("%.3g", s0s.Mean), fmt.Sprintf("%.0f", bs.Mean), ptxt, pfrac)
 					w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "stop", "dataset": ds, "source": st.Source, "partition": part, "participation": p,
-						"method": "fedddpm+", "metric": "stop_round", "mean": s.Mean, "std": s.Std, "n": s.N, "fired": fired, "seeds": len(g.res),
+						"method": "fedddpm+", "metric": "stop_round", "mean": s.Mean, "std": s.Std, "n": s.N, "fired": fired, "seeds": len(g.Results),
 						"first_score": s0s.Mean, "forgetting_bound": bs.Mean, "rounds": st.Rounds})
 				}
 			}
@@ -401,10 +401,10 @@ func robustWhy(s *Spec, exps []*Experiment) string {
 
 // firedNote is ", QuickTest fired k/n" for FedDDPM+'s groups.
 func firedNote(g *group) string {
-	if g == nil || g.cfg.Method != "fedddpm+" {
+	if g == nil || g.Config.Method != "fedddpm+" {
 		return ""
 	}
-	return fmt.Sprintf(" (QuickTest fired %.0f/%d)", g.stats("fired").Mean*float64(len(g.res)), len(g.res))
+	return fmt.Sprintf(" (QuickTest fired %.0f/%d)", g.stats("fired").Mean*float64(len(g.Results)), len(g.Results))
 }
 
 // overrideProse names a variant by the fields its override sets

@@ -154,7 +154,7 @@ func digitsFor(v float64) int {
 func stopText(g *group, T int) string {
 	var fired []float64
 	never := 0
-	for _, r := range g.res {
+	for _, r := range g.Results {
 		if r.Final["fired"] == 1 {
 			fired = append(fired, r.Final["stop_round"])
 		} else {
@@ -189,7 +189,7 @@ func (w *reportWriter) addCells(e *Experiment, ds string, st Setting, part strin
 			}}
 		if m == "fedddpm+" {
 			c["stop_round"] = g.vals("stop_round")
-			c["fired"] = g.stats("fired").Mean * float64(len(g.res))
+			c["fired"] = g.stats("fired").Mean * float64(len(g.Results))
 		}
 		if met == "fd" {
 			if v, ok := w.paperFID(st.Source, m, col); ok {
