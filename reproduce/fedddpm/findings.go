@@ -230,7 +230,7 @@ func (w *reportWriter) mixtureNote() string {
 			continue
 		}
 		std = st.Mixture.Std
-		hq = append(hq, g.vals("high_quality")...)
+		hq = append(hq, g.Finals("high_quality")...)
 	}
 	if len(hq) == 0 {
 		return ""

@@ -353,7 +353,7 @@ type fdSummary struct {
 }
 
 func summarizeFD(g *group) fdSummary {
-	return fdSummary{mean: g.stats("fd"), robust: robustOf(g.vals("fd"))}
+	return fdSummary{mean: g.stats("fd"), robust: robustOf(g.Finals("fd"))}
 }
 
 // beatCount counts the columns where a method's FD is below FedAvg's by

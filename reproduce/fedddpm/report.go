@@ -52,17 +52,7 @@ type gkey struct {
 	exp, ds, part, p, method string
 }
 
-func (g *group) vals(metric string) []float64 {
-	var xs []float64
-	for _, r := range g.Results {
-		if v, ok := r.Final[metric]; ok {
-			xs = append(xs, v)
-		}
-	}
-	return xs
-}
-
-func (g *group) stats(metric string) report.Stats { return report.Summarize(g.vals(metric)) }
+func (g *group) stats(metric string) report.Stats { return g.Final(metric) }
 
 func (g *group) counter(name string) float64 {
 	var s float64

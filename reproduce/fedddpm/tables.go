@@ -188,7 +188,7 @@ func (w *reportWriter) addCells(e *Experiment, ds string, st Setting, part strin
 				"rounds_trained": g.stats("rounds_trained").Mean,
 			}}
 		if m == "fedddpm+" {
-			c["stop_round"] = g.vals("stop_round")
+			c["stop_round"] = g.Finals("stop_round")
 			c["fired"] = g.stats("fired").Mean * float64(len(g.Results))
 		}
 		if met == "fd" {

@@ -64,10 +64,16 @@ func (g *Group[C]) Values(field func(*runner.Result) float64) []float64 {
 	return out
 }
 
-// Finals returns a final metric over the seeds, in order (a result without
-// the metric contributes 0, as a missing map entry reads).
+// Finals returns a final metric over the seeds, in order; a result that
+// does not record the metric is left out (a missing metric is not 0).
 func (g *Group[C]) Finals(metric string) []float64 {
-	return g.Values(func(r *runner.Result) float64 { return r.Final[metric] })
+	var out []float64
+	for _, r := range g.Results {
+		if v, ok := r.Final[metric]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Final summarises a final metric over the seeds.

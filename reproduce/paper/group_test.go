@@ -47,6 +47,9 @@ func TestGroupBy(t *testing.T) {
 	if s := a.Final("acc"); math.Abs(s.Mean-0.8) > 1e-12 || math.Abs(s.Std-math.Sqrt(0.02)) > 1e-12 || s.N != 2 {
 		t.Errorf("final %+v, want mean 0.8, std √0.02", s)
 	}
+	if s := a.Final("missing"); s.N != 0 {
+		t.Errorf("a metric no result records: %+v", s)
+	}
 	if s := a.Counter("steps"); s.Mean != 20 {
 		t.Errorf("counter %+v", s)
 	}

@@ -165,7 +165,7 @@ func (w *reportWriter) dataGap(doc *report.Doc, tableID string, exp *Experiment)
 			for _, m := range paperMethods {
 				for _, v := range variants {
 					if g := w.get(exp.Name, so, ds, m, v, "upstream"); g != nil {
-						sum += g.stats("acc").Scaled(100).Mean
+						sum += g.Final("acc").Scaled(100).Mean
 						n++
 					}
 				}

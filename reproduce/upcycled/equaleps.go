@@ -151,16 +151,16 @@ func (w *reportWriter) equalEps(doc *report.Doc) error {
 							if g == nil {
 								continue
 							}
-							c, err := CalibrateEqualEps(e.TargetEps, e.TargetDelta, e.Tau, g.cfg.Iterations, g.cfg.Variant == "upcycled", mode)
+							c, err := CalibrateEqualEps(e.TargetEps, e.TargetDelta, e.Tau, g.Config.Iterations, g.Config.Variant == "upcycled", mode)
 							if err != nil {
 								return err
 							}
-							if g.cfg.Variant == "upcycled" {
+							if g.Config.Variant == "upcycled" {
 								o.stdUp = c.Std
 							} else {
 								o.stdBase = c.Std
 							}
-							loss, acc := g.stats("loss"), g.stats("acc").Scaled(100)
+							loss, acc := g.Final("loss"), g.Final("acc").Scaled(100)
 							o.arms++
 							o.accLo, o.accHi = math.Min(o.accLo, acc.Mean), math.Max(o.accHi, acc.Mean)
 							if acc.Mean > o.majority+2 {
@@ -168,18 +168,18 @@ func (w *reportWriter) equalEps(doc *report.Doc) error {
 							}
 							rl, ra := "—", "—"
 							if asRun != nil {
-								if r := w.get(asRun.Name, so, ds, m, g.cfg.Variant, mode); r != nil {
-									rl, ra = r.stats("loss").PM(3), r.stats("acc").Scaled(100).PM(2)
+								if r := w.get(asRun.Name, so, ds, m, g.Config.Variant, mode); r != nil {
+									rl, ra = r.Final("loss").PM(3), r.Final("acc").Scaled(100).PM(2)
 								}
 							}
-							tb.Add(fmtEps(e.TargetEps), mode, methodLabel[m]+" "+dsLabel[ds], g.cfg.Variant, c.Rounds, fmt.Sprintf("%.3g", c.Std), fmt.Sprintf("%.4g", c.Eps), loss.PM(3), acc.PM(2), rl, ra)
-							w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "equal_eps", "experiment": e.Name, "dataset": ds, "method": m, "variant": g.cfg.Variant,
+							tb.Add(fmtEps(e.TargetEps), mode, methodLabel[m]+" "+dsLabel[ds], g.Config.Variant, c.Rounds, fmt.Sprintf("%.3g", c.Std), fmt.Sprintf("%.4g", c.Eps), loss.PM(3), acc.PM(2), rl, ra)
+							w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "equal_eps", "experiment": e.Name, "dataset": ds, "method": m, "variant": g.Config.Variant,
 								"data_source": so, "mode": mode, "metric": "accuracy_pct", "mean": acc.Mean, "std": acc.Std, "n": acc.N,
 								"target_eps": e.TargetEps, "target_delta": e.TargetDelta, "eps_exact": c.Eps, "noise_std": c.Std, "final_loss": loss.Mean})
 						}
 						if b != nil && u != nil {
 							o.cells++
-							if u.stats("loss").Mean < b.stats("loss").Mean {
+							if u.Final("loss").Mean < b.Final("loss").Mean {
 								o.lower++
 							}
 						}

@@ -414,7 +414,7 @@ func (w *reportWriter) scope() string {
 				figs[e.Figure] = true
 			}
 		}
-		srcs[g.cfg.Source] = true
+		srcs[g.Config.Source] = true
 	}
 	if len(w.cpuRatios) > 0 {
 		tables["5"] = true

@@ -161,7 +161,11 @@ func TestGeneratedCellsAreNotMarked(t *testing.T) {
 	exp := &Experiment{Name: "table1", Table: "1", Privacy: "none", Model: "logreg", Datasets: []string{"syn_0.5_0.5"},
 		Sources: []string{"released", "generated"}, Methods: []string{"fedavg"}, Modes: []string{"upstream"}}
 	mk := func(acc ...float64) *group {
-		return &group{finals: map[string][]float64{"acc": acc, "loss": {1, 1, 1, 1}}}
+		g := &group{&paper.Group[RunConfig]{}}
+		for i, a := range acc {
+			g.Results = append(g.Results, &runner.Result{Run: runner.Run{Seed: uint64(i + 1)}, Final: runner.Metrics{"acc": a, "loss": 1}})
+		}
+		return g
 	}
 	for _, so := range []string{"generated", "released"} {
 		w := &reportWriter{groups: map[gkey]*group{
@@ -246,7 +250,7 @@ func TestPanelColoursAreUnique(t *testing.T) {
 	if len(report.Palette) < len(methodOrder) {
 		t.Fatalf("palette of %d colours for %d methods", len(report.Palette), len(methodOrder))
 	}
-	g := &group{res: []*runner.Result{{Rounds: []runner.Metrics{{"t": 0, "loss": 1}, {"t": 1, "loss": 0.5}}}}}
+	g := &group{&paper.Group[RunConfig]{Results: []*runner.Result{{Rounds: []runner.Metrics{{"t": 0, "loss": 1}, {"t": 1, "loss": 0.5}}}}}}
 	panels := methodPanels(func(m, v string) *group {
 		if m == "fedavg" || m == "fedyogi" || m == "scaffold" {
 			return g

@@ -219,7 +219,7 @@ func (w *reportWriter) fixedTable(doc *report.Doc, tableID string, pt *paper.Tab
 					continue
 				}
 				any = true
-				ours := g.stats("acc").Scaled(100)
+				ours := g.Final("acc").Scaled(100)
 				cell := report.Cell{"table": tableID, "dataset": ds, "method": m, "variant": v, "data_source": so, "mode": mode,
 					"metric": "accuracy_pct", "mean": ours.Mean, "std": ours.Std, "n": ours.N, "experiment": exp.Name}
 				txt := ours.PM(2)
@@ -231,7 +231,7 @@ func (w *reportWriter) fixedTable(doc *report.Doc, tableID string, pt *paper.Tab
 				}
 				row = append(row, txt)
 				w.summary.Cells = append(w.summary.Cells, cell)
-				if loss := g.stats("loss"); loss.N > 0 {
+				if loss := g.Final("loss"); loss.N > 0 {
 					w.summary.Cells = append(w.summary.Cells, report.Cell{"table": tableID, "dataset": ds, "method": m, "variant": v, "data_source": so, "mode": mode,
 						"metric": "test_loss", "mean": loss.Mean, "std": loss.Std, "n": loss.N, "experiment": exp.Name})
 				}
@@ -281,7 +281,7 @@ func (w *reportWriter) attribution(doc *report.Doc, tableID string, pt *paper.Ta
 				if g == nil || !ok {
 					continue
 				}
-				ours := g.stats("acc").Scaled(100)
+				ours := g.Final("acc").Scaled(100)
 				ap := Agree(ours, p.Mean, p.Std, PaperRuns)
 				codeTxt, verdict := "not run", ""
 				var ac *Agreement
@@ -370,7 +370,7 @@ func (w *reportWriter) tunedTable(doc *report.Doc, tableID string, pt *paper.Tab
 					continue
 				}
 				any = true
-				ours := g.stats("acc").Scaled(100)
+				ours := g.Final("acc").Scaled(100)
 				lr, coef := g.selected()
 				cell := report.Cell{"table": tableID, "dataset": ds, "method": m, "variant": v, "data_source": so, "mode": mode,
 					"metric": "accuracy_pct", "mean": ours.Mean, "std": ours.Std, "n": ours.N, "experiment": exp.Name, "lr": lr}
@@ -385,7 +385,7 @@ func (w *reportWriter) tunedTable(doc *report.Doc, tableID string, pt *paper.Tab
 				}
 				if fixed != nil && fixed != exp {
 					if f := w.get(fixed.Name, so, ds, m, v, mode); f != nil {
-						txt += fmt.Sprintf(" (fixed %.2f)", f.stats("acc").Scaled(100).Mean)
+						txt += fmt.Sprintf(" (fixed %.2f)", f.Final("acc").Scaled(100).Mean)
 					}
 				}
 				row = append(row, txt+" · "+sel)
@@ -427,7 +427,7 @@ func (w *reportWriter) seedsOf(e *Experiment) []uint64 {
 // selected returns a tuned group's selected lr and c (the same for every
 // seed: the search is deterministic; NaN if the seeds disagree).
 func (g *group) selected() (lr, c float64) {
-	lrs, cs := g.finals["lr"], g.finals["coef"]
+	lrs, cs := g.Finals("lr"), g.Finals("coef")
 	if len(lrs) == 0 {
 		return math.NaN(), math.NaN()
 	}
@@ -448,7 +448,7 @@ func (w *reportWriter) upcycledWins(exp *Experiment, so, m, mode string) (cells,
 		b, u := w.get(exp.Name, so, ds, m, "baseline", mode), w.get(exp.Name, so, ds, m, "upcycled", mode)
 		if b != nil && u != nil {
 			cells++
-			if u.stats("acc").Mean > b.stats("acc").Mean {
+			if u.Final("acc").Mean > b.Final("acc").Mean {
 				wins++
 			}
 		}
