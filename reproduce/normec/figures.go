@@ -141,9 +141,9 @@ func (w *reportWriter) comboFigures(g *Grid) (map[string]string, error) {
 			}
 			w.addFinal("1", grp, "acc", "train_loss", "loss")
 			name := fmt.Sprintf("β=%s p=%s (γ=%s)", num(b), num(p), num(gamma))
-			x, m, s := grp.Curve("round", "acc")
+			x, m, s := meanCurve(grp, "round", "acc")
 			f1a.Series = append(f1a.Series, report.Series{Name: name, X: x, Mean: pct(m), Std: pct(s), Dashed: p != 1, Color: betaColor(b)})
-			x, m, s = grp.Curve("round", "train_loss")
+			x, m, s = meanCurve(grp, "round", "train_loss")
 			f1l.Series = append(f1l.Series, report.Series{Name: name, X: x, Mean: m, Std: s, Dashed: p != 1, Color: betaColor(b)})
 		}
 	}
@@ -170,7 +170,7 @@ func (w *reportWriter) comboFigures(g *Grid) (map[string]string, error) {
 			cell["target_acc"] = target
 			w.summary.Cells = append(w.summary.Cells, cell)
 		}
-		x, m, s := grp.Curve("transmissions", "acc")
+		x, m, s := meanCurve(grp, "transmissions", "acc")
 		if len(x) > 0 {
 			maxX = math.Max(maxX, x[len(x)-1])
 		}
@@ -194,9 +194,9 @@ func (w *reportWriter) comboFigures(g *Grid) (map[string]string, error) {
 			w.addFinal("3", grp, "acc", "train_loss", "loss")
 			short := map[string]string{"normec": "EC", "fedavg": "FedAvg"}[method]
 			name := fmt.Sprintf("%s β=%s (γ=%s)", short, num(b), num(gamma))
-			x, m, s := grp.Curve("round", "acc")
+			x, m, s := meanCurve(grp, "round", "acc")
 			f3a.Series = append(f3a.Series, report.Series{Name: name, X: x, Mean: pct(m), Std: pct(s), Dashed: method == "fedavg", Color: betaColor(b)})
-			x, m, s = grp.Curve("round", "train_loss")
+			x, m, s = meanCurve(grp, "round", "train_loss")
 			f3l.Series = append(f3l.Series, report.Series{Name: name, X: x, Mean: m, Std: s, Dashed: method == "fedavg", Color: betaColor(b)})
 		}
 	}

@@ -127,7 +127,7 @@ func argBest(g *Grid, method string, p float64, metric string, maximize bool) (b
 // transmissions at the first evaluated round where the seed-mean test
 // accuracy reaches target (+Inf if it never does).
 func TransmissionsTo(g *Group, target float64) float64 {
-	xs, acc, _ := g.Curve("transmissions", "acc")
+	xs, acc, _ := meanCurve(g, "transmissions", "acc")
 	for i := range acc {
 		if acc[i] >= target {
 			return xs[i]
@@ -363,7 +363,7 @@ func orderCount(cases []Order) string {
 // curveMean is the seed-mean test accuracy averaged over the evaluated
 // rounds (the area under the accuracy curve per round).
 func curveMean(g *Group) float64 {
-	_, m, _ := g.Curve("round", "acc")
+	_, m, _ := meanCurve(g, "round", "acc")
 	var s float64
 	for _, v := range m {
 		s += v

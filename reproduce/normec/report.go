@@ -211,7 +211,7 @@ func (w *reportWriter) privacy(doc *report.Doc) {
 	dims := map[string]int{}
 	for _, g := range w.grids {
 		for _, grp := range g.Groups {
-			c := grp.Cfg
+			c := grp.Config
 			if d := params(grp); d > 0 {
 				dims[c.Model] = d
 			}
@@ -321,7 +321,7 @@ func params(g *Group) int {
 
 // cell is a summary.json cell of a group's final metric.
 func (w *reportWriter) cell(figure string, grp *Group, metric string, st report.Stats) report.Cell {
-	c := grp.Cfg
+	c := grp.Config
 	sp := SpentBy(c.Sigma, c.P, c.Training.Rounds, c.Privacy)
 	return withVariant(report.Cell{"figure": figure, "dataset": c.Dataset, "model": c.Model, "split": c.Split, "method": c.Method,
 		"p": c.P, "beta": c.Beta, "gamma": c.Gamma, "noise": c.Noise, "metric": metric,
@@ -431,11 +431,11 @@ func (w *reportWriter) noiseAccumulation(doc *report.Doc, g *Grid) {
 			continue
 		}
 		d := float64(params(ec))
-		c := ec.Cfg
+		c := ec.Config
 		k, m := float64(c.Training.Rounds), float64(c.Training.Clients)
 		sum2 := k * (k + 1) * (2*k + 1) / 6
 		ecNoise := ge * b * c.Sigma * math.Sqrt(d/(m*c.P)*sum2)
-		faNoise := gf * b * fa.Cfg.Sigma * math.Sqrt(d*k/m)
+		faNoise := gf * b * fa.Config.Sigma * math.Sqrt(d*k/m)
 		tb.Add(num(b), fmt.Sprintf("%.3g", c.Sigma), num(ge), fmt.Sprintf("%.3g", ecNoise), pctPM(ec, "acc"), num(gf), fmt.Sprintf("%.3g", faNoise), pctPM(fa, "acc"))
 	}
 	if len(tb.Rows) == 0 {
@@ -576,7 +576,7 @@ func (w *reportWriter) scaledDown(doc *report.Doc) {
 	for _, g := range w.grids {
 		for _, grp := range g.Groups {
 			if d := params(grp); d > 0 {
-				dims[grp.Cfg.Model] = d
+				dims[grp.Config.Model] = d
 			}
 		}
 	}

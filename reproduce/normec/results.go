@@ -1,7 +1,6 @@
 package normec
 
 import (
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -44,25 +43,15 @@ type Config struct {
 	P, Beta, Gamma float64
 }
 
-// Group is the results of one configuration over its seeds.
-type Group struct {
-	Cfg     RunConfig
-	Results []*runner.Result
-}
+// Group is the results of one configuration over its seeds, in seed
+// order.
+type Group = paper.Group[RunConfig]
 
-// Final summarises a final metric over seeds.
-func (g *Group) Final(metric string) report.Stats {
-	var xs []float64
-	for _, r := range g.Results {
-		xs = append(xs, r.Final[metric])
-	}
-	return report.Summarize(xs)
-}
-
-// Curve returns, at every evaluated round, the mean over seeds of x and
-// the mean and std of y (rounds are evaluated at the same points in every
-// seed; a shorter record truncates).
-func (g *Group) Curve(xMetric, yMetric string) (xs, mean, std []float64) {
+// meanCurve returns, at every evaluated round, the mean over seeds of x
+// and the mean and std of y (rounds are evaluated at the same points in
+// every seed; a shorter record truncates). Unlike Group.Curve, x is
+// averaged too: the transmissions by a round differ between seeds.
+func meanCurve(g *Group, xMetric, yMetric string) (xs, mean, std []float64) {
 	if len(g.Results) == 0 {
 		return
 	}
@@ -147,32 +136,24 @@ func ConfigOf(r *runner.Result) (RunConfig, error) { return paper.ConfigOf[RunCo
 
 // Grids groups results by combo and configuration, seeds in order.
 func Grids(results []*runner.Result) (map[Combo]*Grid, error) {
-	sorted := append([]*runner.Result(nil), results...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if sorted[i].Cell != sorted[j].Cell {
-			return sorted[i].Cell < sorted[j].Cell
-		}
-		return sorted[i].Seed < sorted[j].Seed
+	type key struct {
+		combo Combo
+		cfg   Config
+	}
+	gs, err := paper.GroupBy(results, func(_ *runner.Result, c RunConfig) key {
+		return key{Combo{c.Dataset, c.Model, c.Split, c.Noise, Variant(c)}, Config{c.Method, c.P, c.Beta, c.Gamma}}
 	})
+	if err != nil {
+		return nil, err
+	}
 	out := map[Combo]*Grid{}
-	for _, r := range sorted {
-		c, err := ConfigOf(r)
-		if err != nil {
-			return nil, fmt.Errorf("result %s: %w", r.ID(), err)
-		}
-		k := Combo{c.Dataset, c.Model, c.Split, c.Noise, Variant(c)}
-		g := out[k]
+	for k, grp := range gs {
+		g := out[k.combo]
 		if g == nil {
-			g = &Grid{Combo: k, Groups: map[Config]*Group{}}
-			out[k] = g
+			g = &Grid{Combo: k.combo, Groups: map[Config]*Group{}}
+			out[k.combo] = g
 		}
-		ck := Config{c.Method, c.P, c.Beta, c.Gamma}
-		grp := g.Groups[ck]
-		if grp == nil {
-			grp = &Group{Cfg: c}
-			g.Groups[ck] = grp
-		}
-		grp.Results = append(grp.Results, r)
+		g.Groups[k.cfg] = grp
 	}
 	return out, nil
 }
