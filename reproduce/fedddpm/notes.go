@@ -12,11 +12,7 @@ import (
 )
 
 func (w *reportWriter) claims(doc *report.Doc) {
-	doc.H(2, "Claims (`fedrepro verify --paper fedddpm`)")
-	w.claimCounts = report.Claims(doc, "fedddpm", proofs.DefaultSeed)
-	if f := report.Convergence(doc, "fedddpm", w.dir, proofs.DefaultSeed); f != "" {
-		doc.Findings(f)
-	}
+	w.claimCounts = report.ClaimsSection(doc, "fedddpm", w.dir, proofs.DefaultSeed, "")
 }
 
 func (w *reportWriter) decisions(doc *report.Doc) {

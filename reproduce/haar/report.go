@@ -287,20 +287,11 @@ func (w *reportWriter) paperEps(ds string, sigma float64) (float64, bool) {
 }
 
 func (w *reportWriter) claims(doc *report.Doc) {
-	doc.H(2, "Claims (`fedrepro verify --paper haar`)")
-	w.claimCounts = report.Claims(doc, "haar", proofs.DefaultSeed)
-	if f := report.Convergence(doc, "haar", w.dir, proofs.DefaultSeed); f != "" {
-		doc.Findings(f)
-	}
+	w.claimCounts = report.ClaimsSection(doc, "haar", w.dir, proofs.DefaultSeed, "")
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {
-	doc.H(2, "Privacy-figure audit (`fedrepro audit --paper haar`)")
-	w.auditTables = report.Audits(doc, "haar", paper.AuditOptions("haar", w.o), nil)
-	doc.H(2, "Attacks on the training that was run (`fedrepro attack --paper haar`)")
-	if _, v := report.Attacks(doc, "haar", w.o.Scale); v != "" {
-		doc.Findings(v)
-	}
+	w.auditTables = report.AuditSections(doc, "Privacy-figure audit", "haar", w.o.Scale, paper.AuditOptions("haar", w.o), nil)
 }
 
 // costs reports the measured work per configuration family.

@@ -536,12 +536,8 @@ func (w *reportWriter) grid(doc *report.Doc) {
 }
 
 func (w *reportWriter) claims(doc *report.Doc) {
-	doc.H(2, "Claims (`fedrepro verify --paper normec`)")
-	doc.P("The paper's lemmas, theorems, privacy formulas and the errata found while reading, each checked by a computation (`proofs/normec`); verdicts are computed, not typed in.")
-	w.claimCounts = report.Claims(doc, paperID, claimSeed)
-	if f := report.Convergence(doc, paperID, w.dir, claimSeed); f != "" {
-		doc.Findings(f)
-	}
+	w.claimCounts = report.ClaimsSection(doc, paperID, w.dir, claimSeed,
+		"The paper's lemmas, theorems, privacy formulas and the errata found while reading, each checked by a computation (`proofs/normec`); verdicts are computed, not typed in.")
 }
 
 // auditColumns are, per audit, the columns of wide tables the README
@@ -554,12 +550,7 @@ var auditColumns = map[string][]string{
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {
-	doc.H(2, "Privacy audit (`fedrepro audit --paper normec`)")
-	w.auditTables = report.Audits(doc, paperID, paper.AuditOptions(paperID, w.o), auditColumns)
-	doc.H(2, "Attacks on the training that was run (`fedrepro attack --paper normec`)")
-	if _, v := report.Attacks(doc, paperID, w.o.Scale); v != "" {
-		doc.Findings(v)
-	}
+	w.auditTables = report.AuditSections(doc, "Privacy audit", paperID, w.o.Scale, paper.AuditOptions(paperID, w.o), auditColumns)
 }
 
 // resnet20Params is ResNet20's parameter count (He et al.'s CIFAR ResNet,

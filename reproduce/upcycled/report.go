@@ -431,20 +431,11 @@ func (w *reportWriter) table5(doc *report.Doc) {
 }
 
 func (w *reportWriter) claims(doc *report.Doc) {
-	doc.H(2, "Claims (`fedrepro verify --paper upcycled`)")
-	w.claimCounts = report.Claims(doc, "upcycled", proofs.DefaultSeed)
-	if f := report.Convergence(doc, "upcycled", w.dir, proofs.DefaultSeed); f != "" {
-		doc.Findings(f)
-	}
+	w.claimCounts = report.ClaimsSection(doc, "upcycled", w.dir, proofs.DefaultSeed, "")
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {
-	doc.H(2, "Privacy audit (`fedrepro audit --paper upcycled`)")
-	w.auditTables = report.Audits(doc, "upcycled", paper.AuditOptions("upcycled", w.o), nil)
-	doc.H(2, "Attacks on the training that was run (`fedrepro attack --paper upcycled`)")
-	if _, v := report.Attacks(doc, "upcycled", w.o.Scale); v != "" {
-		doc.Findings(v)
-	}
+	w.auditTables = report.AuditSections(doc, "Privacy audit", "upcycled", w.o.Scale, paper.AuditOptions("upcycled", w.o), nil)
 }
 
 func (w *reportWriter) notReproduced(doc *report.Doc) {
