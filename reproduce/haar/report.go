@@ -342,7 +342,12 @@ func (w *reportWriter) claims(doc *report.Doc) {
 
 func (w *reportWriter) audits(doc *report.Doc) {
 	doc.H(2, "Privacy-figure audit (`fedrepro audit --paper haar`)")
-	w.auditTables = report.Audits(doc, "haar", paper.AuditOptions("haar", w.o), nil)
+	ao := paper.AuditOptions("haar", w.o)
+	if w.s.AuditSize == "quick" {
+		ao.Quick = true
+		doc.P("Audit size: **quick** (spec `audit_size: quick`): coarser searches and a tenth of the empirical budget, for testing the pipeline; `fedrepro audit --paper haar` gives the full-size figures.")
+	}
+	w.auditTables = report.Audits(doc, "haar", ao, nil)
 	doc.H(2, "Attacks on the training that was run (`fedrepro attack --paper haar`)")
 	if _, v := report.Attacks(doc, "haar", w.o.Scale); v != "" {
 		doc.Findings(v)
