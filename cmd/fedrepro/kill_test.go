@@ -45,7 +45,11 @@ func cli(t *testing.T, args ...string) *exec.Cmd {
 }
 
 // tinySpec is the Haar smoke spec cut to its table3 experiment: 16 short
-// runs whose report has claims, audits and figures.
+// runs whose report has claims, audits and figures. Its audits run at the
+// quick size (audit_size: quick): the tests using it check process
+// behaviour (identical bytes after kill and resume), which the audits'
+// size does not change, and the full audits are gated by
+// reproduce/haar's TestGate.
 func tinySpec(t *testing.T, dir string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "reproduce", "haar", "specs", "smoke.yaml"))
@@ -64,7 +68,7 @@ func tinySpec(t *testing.T, dir string) string {
 		t.Fatal("the Haar smoke spec has no table3 experiment")
 	}
 	p := filepath.Join(dir, "tiny.yaml")
-	writeFile(t, p, head+"experiments:\n  - name: "+strings.TrimRight(keep, "\n")+"\n")
+	writeFile(t, p, head+"audit_size: quick\nexperiments:\n  - name: "+strings.TrimRight(keep, "\n")+"\n")
 	return p
 }
 

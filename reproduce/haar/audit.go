@@ -244,10 +244,35 @@ func bestSteps(cs []curve, paper, tol []float64, tMin, tMax float64, conv accoun
 	return ti, s
 }
 
-// searchFit scans q on a log grid (pointsPerDecade per decade over
-// [1e-5, 1]) with the best integer T for each q, and refines the best grid
-// cell by golden-section search on log q.
-func searchFit(orders []float64, paper []float64, digits int, conv accountant.Conversion, pointsPerDecade int, reg fitRegion) (fit, error) {
+// fitEffort sizes the (q, T) search: grid points per decade of q, how
+// many of the best grid cells are refined, and the golden-section
+// iterations per refinement.
+type fitEffort struct {
+	PointsPerDecade, RefineCells, RefineIters int
+}
+
+// fullFit is the published search; quickFit the smoke-size one (audit
+// --quick, quick reports): a coarser grid and a shorter refinement of the
+// two best cells. A quick fit is still a real (q, T) whose ε is recomputed,
+// only possibly a worse fit than the full search finds.
+var (
+	fullFit  = fitEffort{PointsPerDecade: 30, RefineCells: 5, RefineIters: 30}
+	quickFit = fitEffort{PointsPerDecade: 6, RefineCells: 2, RefineIters: 12}
+)
+
+// cellWord spells a small count as the note always has ("five").
+func cellWord(n int) string {
+	if w := []string{"zero", "one", "two", "three", "four", "five"}; n < len(w) {
+		return w[n]
+	}
+	return fmt.Sprint(n)
+}
+
+// searchFit scans q on a log grid (PointsPerDecade per decade over
+// [1e-5, 1]) with the best integer T for each q, and refines the
+// RefineCells best grid cells by golden-section search on log q.
+func searchFit(orders []float64, paper []float64, digits int, conv accountant.Conversion, eff fitEffort, reg fitRegion) (fit, error) {
+	pointsPerDecade := eff.PointsPerDecade
 	tol := make([]float64, len(paper))
 	for i, p := range paper {
 		tol[i] = printTolerance(p, digits)
@@ -296,16 +321,16 @@ func searchFit(orders []float64, paper []float64, digits int, conv accountant.Co
 	if err != nil {
 		return fit{}, err
 	}
-	// Refine the five best grid cells by golden-section search on log q.
+	// Refine the best grid cells by golden-section search on log q.
 	order := make([]int, len(grid))
 	for i := range order {
 		order[i] = i
 	}
 	sort.Slice(order, func(a, b int) bool { return scores[order[a]] < scores[order[b]] })
 	lq, best := grid[order[0]], scores[order[0]]
-	for _, i := range order[:min(5, len(order))] {
+	for _, i := range order[:min(eff.RefineCells, len(order))] {
 		a, b := grid[max(i-1, 0)], grid[min(i+1, len(grid)-1)]
-		if x, s := golden(scoreAt, a, b, 30); s < best {
+		if x, s := golden(scoreAt, a, b, eff.RefineIters); s < best {
 			lq, best = x, s
 		}
 	}
@@ -348,9 +373,9 @@ func searchFit(orders []float64, paper []float64, digits int, conv accountant.Co
 //	consistent       fit_score ≤ 1: all three printed values reproduced to print precision
 //	within_5pct      every |rel_error| ≤ 5% at this best fit (a looser summary)
 func runTable3Fit(o audit.Options) (audit.Table, error) {
-	ppd := 30
+	eff := fullFit
 	if o.Quick {
-		ppd = 6
+		eff = quickFit
 	}
 	orders := GoogleOrders()
 	t := audit.Table{ID: "table3-fit", Title: "Table III ε: best single (q, T) per dataset, anywhere and in a plausible training region",
@@ -367,7 +392,7 @@ func runTable3Fit(o audit.Options) (audit.Table, error) {
 				f, ok := cache[key]
 				if !ok {
 					var err error
-					if f, err = searchFit(orders, d.Eps, d.Digits, conv, ppd, reg); err != nil {
+					if f, err = searchFit(orders, d.Eps, d.Digits, conv, eff, reg); err != nil {
 						return t, fmt.Errorf("table3-fit %s %v %s: %w", d.Dataset, conv, reg.Name, err)
 					}
 					cache[key] = f
@@ -410,7 +435,7 @@ func runTable3Fit(o audit.Options) (audit.Table, error) {
 	t.Notes = []string{
 		"Mechanism assumed: T steps of the Poisson-subsampled Gaussian with noise multiplier σ (the vanilla σ, i.e. the accountant used 'black-box' as the paper says), add/remove neighbouring, δ = 1e-5, RDP accountant on dp_accounting's default order grid (1.1…10.9, 11…63, 128, 256, 512, 1024), both RDP→(ε,δ) conversions.",
 		"The paper gives no q, q_c, lot size, K or step count (spec §5); Table III's columns are mapped to σ = 1, 1.5, 3 by order (small noise → largest ε), which the paper implies but does not state.",
-		fmt.Sprintf("Region any: q ∈ [1e-5, 1] on a log grid with %d points per decade plus 60 points on [0.1, 1] (where the best T is small), the five best cells refined by golden-section search on log q; for each q, the integer T ∈ [1, 1e10] minimising the worst column error (bisection and golden-section search on log T, then the better integer neighbour). Below q ≈ 1e-4 the best score no longer changes (the small-q limit, where only q²T matters), so the lower end of the region does not constrain the fit.", ppd),
+		fmt.Sprintf("Region any: q ∈ [1e-5, 1] on a log grid with %d points per decade plus 60 points on [0.1, 1] (where the best T is small), the %s best cells refined by golden-section search on log q; for each q, the integer T ∈ [1, 1e10] minimising the worst column error (bisection and golden-section search on log T, then the better integer neighbour). Below q ≈ 1e-4 the best score no longer changes (the small-q limit, where only q²T matters), so the lower end of the region does not constrain the fit.", eff.PointsPerDecade, cellWord(eff.RefineCells)),
 		"Region plausible: the same search restricted to 1/600 ≤ q ≤ 0.1 (sample-level DP runs DP-SGD on each client's 600 examples: a lot of at least one example and at most 60, a tenth; DP-SGD runs with small lots) and 1 ≤ qT ≤ 15 000 (at least one epoch, at most the paper's 300 rounds × 50 local epochs, §6.1). A best fit at q near 1 with a handful of steps, or at q = 1e-5 with 1e10 steps, is not a training run the paper describes.",
 		"consistent = every recomputed ε rounds to the printed value (|ε − printed| ≤ half a unit of the last printed digit); within_5pct is a looser check allowing for a different accountant version or order grid.",
 		"The same (q, T) must serve all three σ of a dataset: the paper ran one training configuration per noise level.",

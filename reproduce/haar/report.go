@@ -291,7 +291,12 @@ func (w *reportWriter) claims(doc *report.Doc) {
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {
-	w.auditTables = report.AuditSections(doc, "Privacy-figure audit", "haar", w.o.Scale, paper.AuditOptions("haar", w.o), nil)
+	ao, intro := paper.AuditOptions("haar", w.o), ""
+	if w.s.AuditSize == "quick" {
+		ao.Quick = true
+		intro = "Audit size: **quick** (spec `audit_size: quick`): coarser searches and a tenth of the empirical budget, for testing the pipeline; `fedrepro audit --paper haar` gives the full-size figures."
+	}
+	w.auditTables = report.AuditSections(doc, "Privacy-figure audit", "haar", w.o.Scale, ao, nil, intro)
 }
 
 // costs reports the measured work per configuration family.

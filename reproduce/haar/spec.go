@@ -22,8 +22,15 @@ var specFS embed.FS
 // Spec is specs/<scale>.yaml.
 type Spec struct {
 	paper.SpecHeader `yaml:",inline"`
-	Delta            float64      `yaml:"delta"`
-	Experiments      []Experiment `yaml:"experiments"`
+	Delta            float64 `yaml:"delta"`
+	// AuditSize is the size of the privacy audits the report runs: "" or
+	// "full" (the published searches and game budgets, as `fedrepro audit
+	// --paper haar`), or "quick" (as `audit --quick`: coarser fit search,
+	// a tenth of the empirical budget). Quick is for specs that test the
+	// pipeline (kill and resume, shard and merge), not for findings; the
+	// report says which size it ran.
+	AuditSize   string       `yaml:"audit_size"`
+	Experiments []Experiment `yaml:"experiments"`
 }
 
 // DataSpec says how a dataset is cut for an experiment.
@@ -189,6 +196,9 @@ func (s *Spec) validate() error {
 	}
 	if !(s.Delta > 0 && s.Delta < 1) {
 		return fmt.Errorf("delta %g outside (0,1)", s.Delta)
+	}
+	if s.AuditSize != "" && s.AuditSize != "full" && s.AuditSize != "quick" {
+		return fmt.Errorf("audit_size %q (want full or quick)", s.AuditSize)
 	}
 	names := map[string]bool{}
 	for i := range s.Experiments {

@@ -56,11 +56,15 @@ func TestSpecStrict(t *testing.T) {
 		{"level: user", "level: client", "level"},
 		{"wav_domain: coefficient", "wav_domain: pixel", "clip domain"},
 		{"rho_sigma: 2", "rho_sigma: 0.5", "rho_sigma"},
+		{"delta: 1.0e-5\n", "delta: 1.0e-5\naudit_size: tiny\n", "audit_size"},
 	} {
 		_, err := specs.Decode("smoke.yaml", []byte(strings.Replace(string(b), c.from, c.to, 1)), "smoke")
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q → %q: %v, want an error about %s", c.from, c.to, err, c.want)
 		}
+	}
+	if s, err := specs.Decode("smoke.yaml", []byte(strings.Replace(string(b), "delta: 1.0e-5\n", "delta: 1.0e-5\naudit_size: quick\n", 1)), "smoke"); err != nil || s.AuditSize != "quick" {
+		t.Errorf("audit_size: quick: %v", err)
 	}
 	if _, err := specs.Decode("smoke.yaml", b, "default"); err == nil {
 		t.Error("scale mismatch accepted")

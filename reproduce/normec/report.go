@@ -550,7 +550,7 @@ var auditColumns = map[string][]string{
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {
-	w.auditTables = report.AuditSections(doc, "Privacy audit", paperID, w.o.Scale, paper.AuditOptions(paperID, w.o), auditColumns)
+	w.auditTables = report.AuditSections(doc, "Privacy audit", paperID, w.o.Scale, paper.AuditOptions(paperID, w.o), auditColumns, "")
 }
 
 // resnet20Params is ResNet20's parameter count (He et al.'s CIFAR ResNet,

@@ -21,12 +21,16 @@ func ClaimsSection(doc *Doc, paper, dir string, seed uint64, intro string) map[s
 	return counts
 }
 
-// AuditSections writes a paper's privacy-audit section under title (the
-// registered audits, Audits) and the section of attacks on the training
-// that was run (Attacks), whose verdict it adds to the findings. It
-// returns the audit tables (for the findings and the headline).
-func AuditSections(doc *Doc, title, paper, scale string, opts audit.Options, columns map[string][]string) []audit.Table {
+// AuditSections writes a paper's privacy-audit section under title (an
+// optional paragraph, then the registered audits, Audits) and the section
+// of attacks on the training that was run (Attacks), whose verdict it adds
+// to the findings. It returns the audit tables (for the findings and the
+// headline).
+func AuditSections(doc *Doc, title, paper, scale string, opts audit.Options, columns map[string][]string, intro string) []audit.Table {
 	doc.H(2, "%s (`fedrepro audit --paper %s`)", title, paper)
+	if intro != "" {
+		doc.P("%s", intro)
+	}
 	tables := Audits(doc, paper, opts, columns)
 	doc.H(2, "Attacks on the training that was run (`fedrepro attack --paper %s`)", paper)
 	if _, v := Attacks(doc, paper, scale); v != "" {

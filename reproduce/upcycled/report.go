@@ -435,7 +435,7 @@ func (w *reportWriter) claims(doc *report.Doc) {
 }
 
 func (w *reportWriter) audits(doc *report.Doc) {
-	w.auditTables = report.AuditSections(doc, "Privacy audit", "upcycled", w.o.Scale, paper.AuditOptions("upcycled", w.o), nil)
+	w.auditTables = report.AuditSections(doc, "Privacy audit", "upcycled", w.o.Scale, paper.AuditOptions("upcycled", w.o), nil, "")
 }
 
 func (w *reportWriter) notReproduced(doc *report.Doc) {

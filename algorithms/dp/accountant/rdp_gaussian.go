@@ -3,6 +3,7 @@ package accountant
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // This file computes the Rényi DP of the (Poisson-subsampled) Gaussian
@@ -84,6 +85,19 @@ func poissonGaussianRDP(q, sigma, alpha float64, series FractionalSeries) float6
 	if alpha == math.Trunc(alpha) && alpha < 1<<20 {
 		return math.Max(0, logAInt(q, sigma, int(alpha))/(alpha-1))
 	}
+	k := fracKey{q, sigma, alpha, series}
+	if v, ok := fracMemo.get(k); ok {
+		return v
+	}
+	v := fracPoissonGaussianRDP(q, sigma, alpha, series)
+	fracMemo.put(k, v)
+	return v
+}
+
+// fracPoissonGaussianRDP is the fractional-order case of
+// poissonGaussianRDP (0 < q < 1, σ > 0, α finite and not an integer below
+// 2²⁰), computed afresh.
+func fracPoissonGaussianRDP(q, sigma, alpha float64, series FractionalSeries) float64 {
 	la := logAFrac(q, sigma, alpha, series)
 	if series == Signed && !(la >= smallLogA) {
 		// A_α − 1 is too small for the series, whose terms are of order 1,
@@ -91,6 +105,56 @@ func poissonGaussianRDP(q, sigma, alpha float64, series FractionalSeries) float6
 		la = math.Log1p(math.Exp(logAm1Quad(q, sigma, alpha)))
 	}
 	return math.Max(0, la/(alpha-1))
+}
+
+// fracKey is everything the fractional-order RDP depends on.
+type fracKey struct {
+	q, sigma, alpha float64
+	series          FractionalSeries
+}
+
+// fracMemo remembers fractional-order RDP values for the whole process.
+// They are pure functions of their key, and searches over (q, σ) ask for
+// the same point many times: the Haar Table III fit scans one q grid for
+// every dataset, conversion and region; claim audits ask several
+// accountants and readings about the same leaf. The quadrature behind
+// small A_α − 1 costs ~0.1 ms a point, which made these repeats the
+// largest cost of the privacy audits. A hit returns the bits the
+// computation would; the table is dropped whole when it reaches
+// fracMemoCap entries, so memory stays bounded (≈ 10 MB).
+var fracMemo = rdpValueMemo[fracKey]{cap: fracMemoCap}
+
+const fracMemoCap = 1 << 17
+
+// rdpValueMemo is a bounded, concurrency-safe map from a comparable key to
+// an RDP value. Keys holding NaN never hit (NaN ≠ NaN): they are recomputed.
+type rdpValueMemo[K comparable] struct {
+	mu  sync.Mutex
+	m   map[K]float64
+	cap int
+}
+
+func (c *rdpValueMemo[K]) get(k K) (float64, bool) {
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
+	return v, ok
+}
+
+// reset forgets every entry (benchmarks call it to time cold work).
+func (c *rdpValueMemo[K]) reset() {
+	c.mu.Lock()
+	c.m = nil
+	c.mu.Unlock()
+}
+
+func (c *rdpValueMemo[K]) put(k K, v float64) {
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= c.cap {
+		c.m = make(map[K]float64)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
 }
 
 // smallLogA is the log A_α below which the fractional series is replaced
