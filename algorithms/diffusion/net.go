@@ -197,6 +197,12 @@ func general(rows, cols int, data []float64) blas64.General {
 // the output rows × Dim. The result is a view of an internal buffer valid
 // until the next call; it also keeps the activations that Backward needs.
 func (n *Net) Forward(p, x []float64, ts []int, rows int) []float64 {
+	return n.forward(p, x, ts, rows, true)
+}
+
+// forward is Forward; keep says whether Backward may follow, so that the
+// SiLU denominators must be stored (sampling skips the stores).
+func (n *Net) forward(p, x []float64, ts []int, rows int, keep bool) []float64 {
 	if len(p) != n.nparams {
 		panic(fmt.Sprintf("diffusion: %d parameters, net has %d", len(p), n.nparams))
 	}
@@ -236,6 +242,12 @@ func (n *Net) Forward(p, x []float64, ts []int, rows int) []float64 {
 				// act = z·σ(z) = z / (1 + e^{−z}); the denominator is kept
 				// for Backward (σ(z) = 1/den), computed exactly as before
 				// so the bits do not move.
+				if !keep {
+					for i, v := range z {
+						act[i] = v / (1 + math.Exp(-v))
+					}
+					break
+				}
 				den := n.den[l-1][:rows*out]
 				for i, v := range z {
 					u := 1 + math.Exp(-v)
