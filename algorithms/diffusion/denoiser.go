@@ -125,7 +125,7 @@ func (d *Denoiser) LossAt(p, x0 []float64, rows int, ts []int, eps, grad []float
 		lo, hi := i*dim, (i+1)*dim
 		d.sched.Noise(xt[lo:hi], x0[lo:hi], eps[lo:hi], ts[i])
 	}
-	out := d.net.Forward(p, xt, ts, rows)
+	out := d.net.forward(p, xt, ts, rows, grad != nil)
 	scale := 1 / float64(rows*dim)
 	var loss float64
 	// Reuse xt as the output gradient buffer: 2(ε̂ − ε)/(rows·d).
@@ -148,7 +148,7 @@ func (d *Denoiser) PredictEps(p, x []float64, rows, t int, out []float64) {
 	for i := range ts {
 		ts[i] = t
 	}
-	copy(out[:rows*d.net.cfg.Dim], d.net.Forward(p, x, ts, rows))
+	copy(out[:rows*d.net.cfg.Dim], d.net.forward(p, x, ts, rows, false))
 }
 
 // Bind returns the Predictor ε_w for the parameter vector p (not copied:

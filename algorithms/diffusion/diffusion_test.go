@@ -542,3 +542,51 @@ func BenchmarkSample(b *testing.B) {
 		})
 	}
 }
+
+// Backward reads SiLU's denominators 1 + e^{−z} that Forward stored, and
+// sampling (PredictEps) and loss-only evaluations skip the stores. A
+// gradient must therefore depend only on its own LossAt call: the same
+// case gives bitwise the same gradient on a fresh denoiser and on one that
+// just predicted, evaluated losses and took gradients of other, larger
+// batches (stale denominators would move the bits).
+func TestGradientIndependentOfEarlierCalls(t *testing.T) {
+	for _, act := range []Activation{SiLU, ReLU} {
+		for _, seed := range []uint64{1, 2, 3} {
+			t.Run(fmt.Sprintf("%v/seed=%d", act, seed), func(t *testing.T) {
+				c := newGradCase(seed, act)
+				want := make([]float64, len(c.p))
+				wantLoss := c.den.Clone().LossAt(c.p, c.x0, c.rows, c.ts, c.eps, want)
+
+				den := c.den.Clone()
+				d := den.Dim()
+				r := rand.New(rand.NewPCG(seed, 99))
+				big := 3*c.rows + 5
+				x := make([]float64, big*d)
+				for i := range x {
+					x[i] = 3 * r.NormFloat64()
+				}
+				ts := make([]int, big)
+				for i := range ts {
+					ts[i] = 1 + r.IntN(den.Schedule().Steps())
+				}
+				other := make([]float64, len(c.p))
+				den.LossAt(c.p, x, big, ts, x, other)
+				out := make([]float64, big*d)
+				den.PredictEps(c.p, x, big, ts[0], out)
+				den.LossAt(c.p, x, big, ts, x, nil)
+
+				got := make([]float64, len(c.p))
+				gotLoss := den.LossAt(c.p, c.x0, c.rows, c.ts, c.eps, got)
+				den.PredictEps(c.p, x, big, ts[1], out) // after the gradient: changes nothing
+				if gotLoss != wantLoss {
+					t.Fatalf("loss %v after other calls, %v fresh", gotLoss, wantLoss)
+				}
+				for i := range got {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("gradient[%d] = %v after other calls, %v fresh", i, got[i], want[i])
+					}
+				}
+			})
+		}
+	}
+}

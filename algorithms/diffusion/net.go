@@ -60,8 +60,12 @@ type Net struct {
 	capRows int
 	acts    [][]float64 // acts[0] = input rows; acts[l] = post-activation of hidden layer l; acts[L] = output
 	pre     [][]float64 // pre-activations of hidden layers (index l-1)
-	dA, dZ  []float64   // ping-pong backward buffers (capRows × max width)
-	ts      []int       // per-row steps of the last forward
+	// den holds 1 + exp(−z) of every hidden pre-activation z (SiLU only,
+	// index l-1): Forward divides by it and Backward's sigmoid is its
+	// reciprocal, so Backward needs no exponential of its own.
+	den    [][]float64
+	dA, dZ []float64 // ping-pong backward buffers (capRows × max width)
+	ts     []int     // per-row steps of the last forward
 }
 
 // NewNet builds a network for a schedule of T steps.
@@ -166,11 +170,15 @@ func (n *Net) ensure(rows int) {
 	L := len(n.widths) - 1
 	n.acts = make([][]float64, L+1)
 	n.pre = make([][]float64, L-1)
+	n.den = make([][]float64, L-1)
 	maxW := 0
 	for l, w := range n.widths {
 		n.acts[l] = make([]float64, c*w)
 		if l >= 1 && l < L {
 			n.pre[l-1] = make([]float64, c*w)
+			if n.cfg.Act == SiLU {
+				n.den[l-1] = make([]float64, c*w)
+			}
 		}
 		maxW = max(maxW, w)
 	}
@@ -189,6 +197,12 @@ func general(rows, cols int, data []float64) blas64.General {
 // the output rows × Dim. The result is a view of an internal buffer valid
 // until the next call; it also keeps the activations that Backward needs.
 func (n *Net) Forward(p, x []float64, ts []int, rows int) []float64 {
+	return n.forward(p, x, ts, rows, true)
+}
+
+// forward is Forward; keep says whether Backward may follow, so that the
+// SiLU denominators must be stored (sampling skips the stores).
+func (n *Net) forward(p, x []float64, ts []int, rows int, keep bool) []float64 {
 	if len(p) != n.nparams {
 		panic(fmt.Sprintf("diffusion: %d parameters, net has %d", len(p), n.nparams))
 	}
@@ -225,8 +239,20 @@ func (n *Net) Forward(p, x []float64, ts []int, rows int) []float64 {
 			act := n.acts[l][:rows*out]
 			switch n.cfg.Act {
 			case SiLU:
+				// act = z·σ(z) = z / (1 + e^{−z}); the denominator is kept
+				// for Backward (σ(z) = 1/den), computed exactly as before
+				// so the bits do not move.
+				if !keep {
+					for i, v := range z {
+						act[i] = v / (1 + math.Exp(-v))
+					}
+					break
+				}
+				den := n.den[l-1][:rows*out]
 				for i, v := range z {
-					act[i] = v / (1 + math.Exp(-v))
+					u := 1 + math.Exp(-v)
+					den[i] = u
+					act[i] = v / u
 				}
 			case ReLU:
 				for i, v := range z {
@@ -269,8 +295,11 @@ func (n *Net) Backward(p, dOut, grad []float64, rows int) {
 		z := n.pre[l-2][:rows*in]
 		switch n.cfg.Act {
 		case SiLU:
+			// SiLU'(z) = σ(z)(1 + z(1 − σ(z))), with σ(z) = 1/(1 + e^{−z})
+			// from the denominators Forward kept.
+			den := n.den[l-2][:rows*in]
 			for i, v := range z {
-				s := 1 / (1 + math.Exp(-v))
+				s := 1 / den[i]
 				da[i] *= s * (1 + v*(1-s))
 			}
 		case ReLU:
