@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/proofs"
@@ -78,6 +79,8 @@ func Claims(doc *Doc, paper string, seed uint64) map[string]int {
 // verdict, rows, notes) to doc and returns the tables it computed (for the
 // findings and the headline). columns optionally narrows wide tables by
 // audit ID; the full table stays available from `fedrepro audit --json`.
+// A writer that called PrefetchAudits earlier with the same options gets
+// the tables computed in the background.
 func Audits(doc *Doc, paper string, opts audit.Options, columns map[string][]string) []audit.Table {
 	es := audit.Entries(paper)
 	if len(es) == 0 {
@@ -87,7 +90,7 @@ func Audits(doc *Doc, paper string, opts audit.Options, columns map[string][]str
 	var out []audit.Table
 	for _, e := range es {
 		Step("audit %s", e.ID)
-		t, err := runAudit(e, opts)
+		t, err := prefetched(e, opts)
 		if err != nil {
 			doc.P("**%s**: failed: %v", e.Title, err)
 			continue
@@ -132,6 +135,66 @@ func Audits(doc *Doc, paper string, opts audit.Options, columns map[string][]str
 		}
 	}
 	return out
+}
+
+// Audit prefetching. The audits are deterministic functions of their
+// options (audit.Run) and independent of the report's other sections, so a
+// writer may start them all before its tables and figures, on goroutines of
+// their own, and collect them when it reaches its audit section: on a
+// machine with more than one core the report's wall time is then about the
+// longer of the two instead of their sum. The tables are the same ones the
+// sequential path computes (each audit's own code, with its own streams);
+// only when they are computed changes.
+type auditKey struct {
+	paper, id string
+	opts      audit.Options
+}
+
+type auditFuture struct {
+	done chan struct{}
+	t    audit.Table
+	err  error
+}
+
+var (
+	pendingMu sync.Mutex
+	pending   = map[auditKey]*auditFuture{}
+)
+
+// PrefetchAudits starts computing every registered audit of paper with
+// opts in the background (one goroutine each; the Go scheduler shares them
+// with the caller over the cores). Audits collects them.
+func PrefetchAudits(paper string, opts audit.Options) {
+	for _, e := range audit.Entries(paper) {
+		k := auditKey{e.Paper, e.ID, opts}
+		pendingMu.Lock()
+		if _, ok := pending[k]; ok {
+			pendingMu.Unlock()
+			continue
+		}
+		f := &auditFuture{done: make(chan struct{})}
+		pending[k] = f
+		pendingMu.Unlock()
+		go func() {
+			defer close(f.done)
+			f.t, f.err = runAudit(e, opts)
+		}()
+	}
+}
+
+// prefetched returns the audit's table: the background computation's when
+// one was started (waiting for it, then forgetting it), else computed now.
+func prefetched(e audit.Entry, opts audit.Options) (audit.Table, error) {
+	k := auditKey{e.Paper, e.ID, opts}
+	pendingMu.Lock()
+	f, ok := pending[k]
+	delete(pending, k)
+	pendingMu.Unlock()
+	if !ok {
+		return runAudit(e, opts)
+	}
+	<-f.done
+	return f.t, f.err
 }
 
 // AuditTable returns the table of the given audit id among tables.

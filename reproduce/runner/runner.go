@@ -295,10 +295,35 @@ func ReadResult(path string) (*Result, error) {
 // verifies them before reuse (Check). A run without a reusable result is in
 // missing — not an error: a shard may not have run yet — and rej says why
 // each stored file that exists was not used.
+//
+// The files are read and checked on all cores (decoding 2,680 results is
+// seconds of CPU), then classified in the order of runs, so the outcome is
+// the same as a sequential pass.
 func Load(runs []Run, dir string) (results []*Result, missing []Run, rej *Rejections) {
 	rej = &Rejections{}
-	for _, r := range runs {
-		res, st, why := Check(r, dir)
+	type checked struct {
+		res *Result
+		st  Status
+		why string
+	}
+	out := make([]checked, len(runs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(runs)) {
+		wg.Go(func() {
+			for i := range next {
+				res, st, why := Check(runs[i], dir)
+				out[i] = checked{res, st, why}
+			}
+		})
+	}
+	for i := range runs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, r := range runs {
+		res, st, why := out[i].res, out[i].st, out[i].why
 		switch st {
 		case Valid:
 			results = append(results, res)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -122,5 +123,62 @@ func TestCheckStatuses(t *testing.T) {
 	}
 	if res.Sum == "" || res.SchemaVersion != ResultSchema {
 		t.Fatalf("result lacks checksum or schema: %+v", res)
+	}
+}
+
+// Load checks files on all cores but must answer as a sequential pass of
+// Check over runs: results and missing runs in the order of runs, one
+// rejection per damaged file. Many runs (more than workers), with every
+// third file absent and every fifth damaged, interleave all three outcomes.
+func TestLoadMatchesSequentialCheck(t *testing.T) {
+	dir := t.TempDir()
+	var runs []Run
+	for s := uint64(1); s <= 40; s++ {
+		runs = append(runs, Run{Paper: "toy", Scale: "smoke", Experiment: "e", Cell: "c", Seed: s,
+			Config: vConfig{Iterations: 10, LR: 0.1, Seed: 1<<60 + 1}})
+	}
+	calls := 0
+	if _, err := Execute(context.Background(), runs, vFunc(&calls), Options{Dir: dir, Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range runs {
+		switch {
+		case i%3 == 0:
+			if err := os.Remove(r.Path(dir)); err != nil {
+				t.Fatal(err)
+			}
+		case i%5 == 0:
+			if err := os.WriteFile(r.Path(dir), []byte("garbage"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var wantRes, wantMiss []uint64
+	wantRej := 0
+	for _, r := range runs {
+		res, st, _ := Check(r, dir)
+		switch st {
+		case Valid:
+			wantRes = append(wantRes, res.Seed)
+		case Absent:
+			wantMiss = append(wantMiss, r.Seed)
+		default:
+			wantMiss = append(wantMiss, r.Seed)
+			wantRej++
+		}
+	}
+	results, missing, rej := Load(runs, dir)
+	var gotRes, gotMiss []uint64
+	for _, r := range results {
+		gotRes = append(gotRes, r.Seed)
+	}
+	for _, r := range missing {
+		gotMiss = append(gotMiss, r.Seed)
+	}
+	if !slices.Equal(gotRes, wantRes) || !slices.Equal(gotMiss, wantMiss) || rej.Count() != wantRej {
+		t.Fatalf("Load: results %v missing %v rejections %d; sequential Check: %v %v %d", gotRes, gotMiss, rej.Count(), wantRes, wantMiss, wantRej)
+	}
+	if len(wantRes) == 0 || wantRej == 0 || len(wantMiss) == wantRej {
+		t.Fatalf("the fixture does not mix the outcomes: %d valid, %d missing, %d damaged", len(wantRes), len(wantMiss), wantRej)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -56,4 +57,69 @@ func BenchmarkFedAvgSynIIDVanillaSeed1(b *testing.B) {
 		b.ReportMetric((c1-c0)*1e9/float64(b.N), "cpu-ns/op")
 	}
 	b.ReportMetric(float64(grads), "samplegrads/op")
+}
+
+// BenchmarkDefaultRun times one default-scale run of each experiment kind
+// the headline is made of (released Syn(iid), FedAvg, seed 1): a Table 1
+// and a Table 3 run of each variant, a figure run under output and under
+// objective perturbation (which evaluate every iteration for their curves),
+// and a tuned run (its grid search, then the selected run). The reuse memo
+// of exec.go and the grid-search memo of tune.go are cleared before every
+// op, so that each op trains (a tuned op includes its search). It reports
+// cpu-ns/op, the benchmark thread's CPU time per run (issue 24's record).
+func BenchmarkDefaultRun(b *testing.B) {
+	s, err := LoadSpec("default")
+	if err != nil {
+		b.Fatal(err)
+	}
+	runs, err := s.Plan(func(string, string) bool { return true })
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := newSources(filepath.Join("..", "..", "..", "shared"), "", s.GeneratorSeed)
+	if !src.available("released", "syn_iid") {
+		b.Skipf("released data not found at %s", src.where("released", "syn_iid"))
+	}
+	fed, err := src.load("released", "syn_iid")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct{ exp, cell string }{
+		{"table1", "released/syn_iid/fedavg/baseline/paper"},
+		{"table1", "released/syn_iid/fedavg/upcycled/paper"},
+		{"table3", "released/syn_iid/fedavg/upcycled/paper"},
+		{"fig3_output", "released/syn_iid/fedavg/baseline/paper"},
+		{"fig3_output", "released/syn_iid/fedavg/upcycled/paper"},
+		{"fig4_objective", "released/syn_iid/fedavg/baseline/paper"},
+		{"fig4_objective", "released/syn_iid/fedavg/upcycled/paper"},
+		{"table1_tuned", "released/syn_iid/fedavg/upcycled/upstream"},
+		{"table3_tuned", "released/syn_iid/fedavg/upcycled/upstream"},
+	} {
+		var cfg *RunConfig
+		for _, r := range runs {
+			if r.Experiment == tc.exp && r.Cell == tc.cell && r.Seed == 1 {
+				c := r.Config.(RunConfig)
+				cfg = &c
+			}
+		}
+		if cfg == nil {
+			b.Fatalf("the default spec has no %s %s seed-1 run", tc.exp, tc.cell)
+		}
+		b.Run(tc.exp+"/"+strings.ReplaceAll(tc.cell, "/", "_"), func(b *testing.B) {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			b.ReportAllocs()
+			c0, ok := threadCPU()
+			for b.Loop() {
+				lastEvals.Clear()
+				selections.Clear()
+				if _, err := Execute(context.Background(), fed, *cfg, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if c1, ok1 := threadCPU(); ok && ok1 {
+				b.ReportMetric((c1-c0)*1e9/float64(b.N), "cpu-ns/op")
+			}
+		})
+	}
 }

@@ -63,6 +63,9 @@ func writeReport(o paper.Options, s *Spec, src *sources, results []*runner.Resul
 			"accuracy cells (metric accuracy_pct) are in percent, as the paper prints them; loss is the final test loss under the run's loss mode",
 			"mode 'upstream' follows the released code (double softmax, noise std σ², cube-direction objective noise); 'paper' follows the text",
 		}}}
+	// The audits do not read the sections below: they run on the other
+	// core while the tables and figures are written (report.PrefetchAudits).
+	report.PrefetchAudits("upcycled", paper.AuditOptions("upcycled", o))
 	doc := &report.Doc{}
 	w.header(doc)
 	if err := w.table2(doc); err != nil {
