@@ -152,6 +152,10 @@ func writeReport(o paper.Options, s *Spec, sets *imageSets, results []*runner.Re
 			"paper_value: the paper's text-reported gain (Figs 7–12, §6.3–6.4) or Table III entry; the paper does not say whether its gains are absolute points or relative percent",
 			"method dyn is an assumption (dpfl.Decay), not the paper's: the paper only cites Du et al. for it",
 		}}}
+	// The audits do not read the sections before them: they run on the
+	// other core while the tables and figures are written.
+	ao, _ := w.auditOptions()
+	report.PrefetchAudits("haar", ao)
 	doc := &report.Doc{}
 	w.header(doc)
 	w.wavComparison(doc)
@@ -290,12 +294,19 @@ func (w *reportWriter) claims(doc *report.Doc) {
 	w.claimCounts = report.ClaimsSection(doc, "haar", w.dir, proofs.DefaultSeed, "")
 }
 
-func (w *reportWriter) audits(doc *report.Doc) {
-	ao, intro := paper.AuditOptions("haar", w.o), ""
-	if w.s.AuditSize == "quick" {
-		ao.Quick = true
-		intro = "Audit size: **quick** (spec `audit_size: quick`): coarser searches and a tenth of the empirical budget, for testing the pipeline; `fedrepro audit --paper haar` gives the full-size figures."
+// auditOptions are the options of the report's audits and the sentence
+// that says when they are the quick ones.
+func (w *reportWriter) auditOptions() (audit.Options, string) {
+	ao := paper.AuditOptions("haar", w.o)
+	if w.s.AuditSize != "quick" {
+		return ao, ""
 	}
+	ao.Quick = true
+	return ao, "Audit size: **quick** (spec `audit_size: quick`): coarser searches and a tenth of the empirical budget, for testing the pipeline; `fedrepro audit --paper haar` gives the full-size figures."
+}
+
+func (w *reportWriter) audits(doc *report.Doc) {
+	ao, intro := w.auditOptions()
 	w.auditTables = report.AuditSections(doc, "Privacy-figure audit", "haar", w.o.Scale, ao, nil, intro)
 }
 

@@ -125,6 +125,9 @@ func writeReportSpec(o paper.Options, s *Spec, src *sources, results []*runner.R
 	if grids[primaryCombo] == nil && len(w.combos) > 0 {
 		w.primary = w.combos[0]
 	}
+	// The audits do not read the sections before them: they run on the
+	// other core while the tables and figures are written.
+	report.PrefetchAudits(paperID, paper.AuditOptions(paperID, w.o))
 	doc := &report.Doc{}
 	w.header(doc, len(results))
 	w.choices(doc)
