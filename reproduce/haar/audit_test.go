@@ -6,6 +6,7 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
+	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
 )
 
 func runAll(t *testing.T) map[string]audit.Table {
@@ -23,21 +24,7 @@ func runAll(t *testing.T) map[string]audit.Table {
 		if tab.ID != e.ID || len(tab.Rows) == 0 || len(tab.Notes) == 0 {
 			t.Fatalf("%s: table %q with %d rows and %d notes", e.ID, tab.ID, len(tab.Rows), len(tab.Notes))
 		}
-		for i, r := range tab.Rows {
-			for _, c := range tab.Columns {
-				v, ok := r[c]
-				if !ok {
-					t.Errorf("%s row %d: missing column %s", e.ID, i, c)
-					continue
-				}
-				if f, isF := v.(float64); isF && (math.IsNaN(f) || math.IsInf(f, 0)) {
-					t.Errorf("%s row %d: %s = %v", e.ID, i, c, f)
-				}
-			}
-			if len(r) != len(tab.Columns) {
-				t.Errorf("%s row %d has %d fields for %d columns", e.ID, i, len(r), len(tab.Columns))
-			}
-		}
+		papertest.AuditTable(t, tab)
 		out[e.ID] = tab
 	}
 	for _, id := range []string{"table3-fit", "table3-literal", "lemma2-comparison"} {

@@ -6,14 +6,6 @@ import (
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
-// imageDims are the training/test sizes and the input shape of each
-// dataset before pooling (the standard splits the loaders read).
-var imageDims = map[string]paper.ImageDims{
-	"fashion_mnist": paper.FashionMNISTDims,
-	"mnist":         paper.MNISTDims,
-	"cifar10":       paper.CIFAR10Dims,
-}
-
 // runCost estimates a run's work in multiply–adds, for balancing shards.
 // With P the model's parameters, m = P padded to a power of two:
 //
@@ -26,13 +18,11 @@ var imageDims = map[string]paper.ImageDims{
 //     rounds; the median clip rule's pass over the public set (3P each);
 //   - a fixed 5·10⁶ for building the split and the privacy accounting.
 func runCost(cfg RunConfig) float64 {
-	dims, ok := imageDims[cfg.Dataset]
+	dims, p, ok := paper.ImageModelSize(cfg.Dataset, cfg.Data.Pool, cfg.Model, cfg.Hidden)
 	if !ok {
 		return 1
 	}
-	params := paper.ImageModelParams(dims, cfg.Data.Pool, cfg.Model, cfg.Hidden)
-	p := float64(params)
-	m := float64(uint(1) << bits.Len(uint(params-1)))
+	m := float64(uint(1) << bits.Len(uint(p-1)))
 	size := cfg.Data.ClientSize
 	if size == 0 {
 		size = (dims.Train - cfg.Data.Public) / max(cfg.Data.Clients, 1)

@@ -13,6 +13,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/model"
 	"github.com/fedrepro/fedrepro/algorithms/optim"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
@@ -89,17 +90,10 @@ func Execute(ctx context.Context, set *imageSet, cfg RunConfig, seed uint64) (*r
 	return out, nil
 }
 
-// newModel builds the run's classifier (one of knownModels) on d inputs.
+// newModel builds the run's classifier (one of knownModels) on d inputs;
+// the MLP is He-initialised (ReLU gain).
 func newModel(cfg RunConfig, d, classes int) (model.Model, error) {
-	switch cfg.Model {
-	case "logreg":
-		return model.NewLogReg(d, classes, model.CrossEntropy), nil
-	case "mlp":
-		mlp := model.NewMLP([]int{d, cfg.Hidden, classes}, 0, model.CrossEntropy)
-		mlp.Scheme = model.InitHe
-		return mlp, nil
-	}
-	return nil, fmt.Errorf("unknown model %q", cfg.Model)
+	return paper.NewImageClassifier(cfg.Model, d, cfg.Hidden, classes, model.InitHe)
 }
 
 // privacyFacts adds to f the ε the run claims (accountant on the nominal

@@ -7,6 +7,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	alg "github.com/fedrepro/fedrepro/algorithms/normec"
+	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
 )
 
 // runQuick runs every normec audit in quick mode and checks the shape every
@@ -36,21 +37,7 @@ func runQuick(t *testing.T) map[string]audit.Table {
 				t.Errorf("%s: column %s missing", e.ID, c)
 			}
 		}
-		for i, r := range tab.Rows {
-			if len(r) != len(tab.Columns) {
-				t.Errorf("%s row %d has %d fields for %d columns", e.ID, i, len(r), len(tab.Columns))
-			}
-			for _, c := range tab.Columns {
-				v, ok := r[c]
-				if !ok {
-					t.Errorf("%s row %d: missing %s", e.ID, i, c)
-					continue
-				}
-				if f, isF := v.(float64); isF && (math.IsNaN(f) || math.IsInf(f, 0)) {
-					t.Errorf("%s row %d: %s = %v", e.ID, i, c, f)
-				}
-			}
-		}
+		papertest.AuditTable(t, tab)
 		out[e.ID] = tab
 	}
 	for _, id := range []string{"formula-epsilon", "one-round-distinguisher"} {

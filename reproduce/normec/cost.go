@@ -4,13 +4,6 @@ import (
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
-// imageDims are each dataset's training rows and input shape before
-// pooling (the standard splits the loaders read).
-var imageDims = map[string]paper.ImageDims{
-	"fashion-mnist": paper.FashionMNISTDims,
-	"cifar10":       paper.CIFAR10Dims,
-}
-
 // runCost estimates a run's work in multiply–adds, for balancing shards.
 // With P the model's parameters and M clients, every round:
 //
@@ -27,12 +20,10 @@ var imageDims = map[string]paper.ImageDims{
 // subsets are evaluated (P + 2000 per row); plus a fixed 10⁷ for the split
 // and the privacy accounting of the run.
 func runCost(cfg RunConfig) float64 {
-	dims, ok := imageDims[cfg.Dataset]
+	dims, p, ok := paper.ImageModelSize(cfg.Dataset, cfg.Data.Pool, cfg.Model, cfg.Hidden)
 	if !ok {
 		return 1
 	}
-	params := paper.ImageModelParams(dims, cfg.Data.Pool, cfg.Model, cfg.Hidden)
-	p := float64(params)
 	t := cfg.Training
 	m := float64(t.Clients)
 	updating := m

@@ -10,6 +10,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/model"
 	alg "github.com/fedrepro/fedrepro/algorithms/normec"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
@@ -69,17 +70,10 @@ func (o *batchObjective) Grad(x, g []float64) float64 {
 	return o.m.LossGrad(x, model.Batch{X: o.bx, Y: o.by, N: o.batch, D: d}, g, nil)
 }
 
-// newModel builds the run's classifier.
+// newModel builds the run's classifier; the MLP takes torch.nn.Linear's
+// default initialisation.
 func newModel(cfg RunConfig, d, classes int) (model.Model, error) {
-	switch cfg.Model {
-	case "logreg":
-		return model.NewLogReg(d, classes, model.CrossEntropy), nil
-	case "mlp":
-		m := model.NewMLP([]int{d, cfg.Hidden, classes}, 0, model.CrossEntropy)
-		m.Scheme = model.InitTorchDefault
-		return m, nil
-	}
-	return nil, fmt.Errorf("unknown model %q", cfg.Model)
+	return paper.NewImageClassifier(cfg.Model, d, cfg.Hidden, classes, model.InitTorchDefault)
 }
 
 // NewStepper builds the run's method on the clients' objectives:

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
 )
 
 // auditReleasedRoot is the shared copy of the released data seen from this
@@ -37,18 +38,7 @@ func auditRunAll(t *testing.T, o audit.Options) map[string]audit.Table {
 		if tab.ID != e.ID || len(tab.Rows) == 0 || tab.Verdict == "" || len(tab.Notes) == 0 {
 			t.Fatalf("%s: id %q, %d rows, verdict %q, %d notes", e.ID, tab.ID, len(tab.Rows), tab.Verdict, len(tab.Notes))
 		}
-		for i, r := range tab.Rows {
-			for _, c := range tab.Columns {
-				v, ok := r[c]
-				if !ok {
-					t.Errorf("%s row %d: no column %s", e.ID, i, c)
-					continue
-				}
-				if f, isF := v.(float64); isF && (math.IsNaN(f) || math.IsInf(f, 0)) {
-					t.Errorf("%s row %d: %s = %v", e.ID, i, c, f)
-				}
-			}
-		}
+		papertest.AuditTable(t, tab)
 		out[e.ID] = tab
 	}
 	return out
