@@ -29,10 +29,10 @@ func init() {
 		Specs: specs,
 		Data:  func(o paper.Options, _ *Spec) *sources { return newSources(o.DataDir) },
 		// Missing data are said ("not run: …"), not silently dropped.
-		Plan:   func(s *Spec, src *sources) ([]runner.Run, error) { return s.Plan(src.available) },
-		NotRun: func(_ paper.Options, s *Spec, src *sources) []string { return notRun(s, src) },
-		All:    func(s *Spec) ([]runner.Run, error) { return s.Plan(func(string) bool { return true }) },
-		Info:   func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
+		Expand:  (*Spec).Plan,
+		Present: (*sources).available,
+		NotRun:  func(_ paper.Options, s *Spec, src *sources) []string { return notRun(s, src) },
+		Info:    func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
 		Run: func(ctx context.Context, src *sources, r runner.Run, c RunConfig) (*runner.Outcome, error) {
 			return Execute(ctx, src, c, r.Seed)
 		},

@@ -24,7 +24,7 @@ func runAll(t *testing.T) map[string]audit.Table {
 		if tab.ID != e.ID || len(tab.Rows) == 0 || len(tab.Notes) == 0 {
 			t.Fatalf("%s: table %q with %d rows and %d notes", e.ID, tab.ID, len(tab.Rows), len(tab.Notes))
 		}
-		papertest.AuditTable(t, tab)
+		papertest.AuditTableExact(t, tab)
 		out[e.ID] = tab
 	}
 	for _, id := range []string{"table3-fit", "table3-literal", "lemma2-comparison"} {

@@ -22,10 +22,10 @@ func init() {
 		Specs: specs,
 		Data:  func(o paper.Options, _ *Spec) *imageSets { return newImageSets(o.DataDir) },
 		// The missing datasets are said ("not run: …"), not silently dropped.
-		Plan:   func(s *Spec, sets *imageSets) ([]runner.Run, error) { return s.Plan(sets.available) },
-		NotRun: func(_ paper.Options, s *Spec, sets *imageSets) []string { return notRun(s, sets) },
-		All:    func(s *Spec) ([]runner.Run, error) { return s.Plan(func(string) bool { return true }) },
-		Info:   func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
+		Expand:  (*Spec).Plan,
+		Present: (*imageSets).available,
+		NotRun:  func(_ paper.Options, s *Spec, sets *imageSets) []string { return notRun(s, sets) },
+		Info:    func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
 		Run: func(ctx context.Context, sets *imageSets, r runner.Run, c RunConfig) (*runner.Outcome, error) {
 			set, err := sets.load(c.Dataset, c.Data.Pool)
 			if err != nil {

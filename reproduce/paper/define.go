@@ -42,6 +42,13 @@ type Definition[S, C, D any] struct {
 	// names and describes its experiments (for `fedrepro list`).
 	All  func(s *S) ([]runner.Run, error)
 	Info func(s *S) []Experiment
+	// Expand and Present stand in for Plan and All when the spec expands
+	// over a one-name availability test (the dataset or source a run
+	// reads): Plan is Expand over Present(d, name), All is Expand with
+	// every name present. A paper whose test takes more (upcycled's
+	// source and dataset) sets Plan and All itself.
+	Expand  func(s *S, present func(name string) bool) ([]runner.Run, error)
+	Present func(d D, name string) bool
 	// Run executes one run.
 	Run func(ctx context.Context, d D, r runner.Run, c C) (*runner.Outcome, error)
 	// Report writes reports/<paper>/ from the plan's spec and data and the
@@ -63,8 +70,24 @@ type Definition[S, C, D any] struct {
 	Datasets []string
 }
 
-// Define derives the registry entry of a typed definition.
+// Define derives the registry entry of a typed definition. It panics (at
+// registration, in init) on a definition that cannot plan, describe, run
+// or report: one with neither Plan and All nor Expand and Present, or
+// without Data, Info, Run or Report.
 func Define[S, C, D any](d Definition[S, C, D]) *Paper {
+	if d.Expand != nil && d.Present != nil {
+		if d.Plan == nil {
+			d.Plan = func(s *S, src D) ([]runner.Run, error) {
+				return d.Expand(s, func(name string) bool { return d.Present(src, name) })
+			}
+		}
+		if d.All == nil {
+			d.All = func(s *S) ([]runner.Run, error) { return d.Expand(s, func(string) bool { return true }) }
+		}
+	}
+	if d.Plan == nil || d.All == nil || d.Data == nil || d.Run == nil || d.Report == nil || d.Info == nil {
+		panic(fmt.Sprintf("paper %q: a Definition needs Data, Plan and All (or Expand and Present), Info, Run and Report", d.Name))
+	}
 	p := &Paper{
 		Name: d.Name, Title: d.Title, Scales: d.Scales, DefaultScale: d.DefaultScale,
 		Gates: d.Gates, CostRate: d.CostRate, AuditData: d.AuditData, Components: d.Components,

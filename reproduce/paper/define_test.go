@@ -132,3 +132,60 @@ func TestDefineOnePlanPerCommand(t *testing.T) {
 		t.Errorf("uses of a foreign configuration: %v", got)
 	}
 }
+
+// TestDefineExpandPresent checks the Plan and All that Define derives from
+// Expand and Present: Plan keeps the names the data source has (step 5 is
+// absent), All keeps every name (what `fedrepro list` counts); and that a
+// definition with no way to plan is refused at registration, not at the
+// first command.
+func TestDefineExpandPresent(t *testing.T) {
+	fsys := fstest.MapFS{"specs/smoke.yaml": {Data: []byte("paper: exp\nscale: smoke\nseeds: [1]\nsteps: [3, 5, 7]\n")}}
+	def := Definition[defSpec, defConfig, *defSource]{
+		Name:  "exp",
+		Specs: Specs[defSpec]{FS: fsys, Dir: "reproduce/exp", Validate: func(*defSpec) error { return nil }},
+		Data:  func(Options, *defSpec) *defSource { return &defSource{absent: map[int]bool{5: true}} },
+		Expand: func(s *defSpec, present func(string) bool) ([]runner.Run, error) {
+			var runs []runner.Run
+			for _, k := range s.Steps {
+				if present(fmt.Sprint(k)) {
+					runs = append(runs, runner.Run{Paper: "exp", Experiment: "walk", Cell: fmt.Sprintf("steps=%d", k), Seed: 1, Config: defConfig{k}})
+				}
+			}
+			return runs, nil
+		},
+		Present: func(d *defSource, name string) bool {
+			var k int
+			fmt.Sscan(name, &k)
+			return !d.absent[k]
+		},
+		Info:   func(*defSpec) []Experiment { return []Experiment{{Name: "walk"}} },
+		Run:    func(context.Context, *defSource, runner.Run, defConfig) (*runner.Outcome, error) { return nil, nil },
+		Report: func(Options, *defSpec, *defSource, []*runner.Result) error { return nil },
+	}
+	p := Define(def)
+	pl, err := p.Plan(Options{Scale: "smoke"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []string
+	for _, r := range pl.Runs {
+		cells = append(cells, r.Cell)
+	}
+	if got := strings.Join(cells, " "); got != "steps=3 steps=7" {
+		t.Errorf("planned %q, want the present steps 3 and 7", got)
+	}
+	exps, err := p.Describe("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exps) != 1 || exps[0].Runs != 3 {
+		t.Errorf("described %+v, want walk with all 3 runs", exps)
+	}
+	def.Expand, def.Present = nil, nil
+	defer func() {
+		if recover() == nil {
+			t.Error("a Definition without Plan/All or Expand/Present was accepted")
+		}
+	}()
+	Define(def)
+}
