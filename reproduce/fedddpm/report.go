@@ -48,6 +48,8 @@ func colLabel(col string) string {
 // that stopped early flat to the longest one.
 type group struct{ *paper.Group[RunConfig] }
 
+func newGroup(g *paper.Group[RunConfig]) *group { return &group{g} }
+
 type gkey struct {
 	exp, ds, part, p, method string
 }
@@ -111,17 +113,9 @@ func (g *group) curve(metric, xname string) (xs, mean, std []float64) {
 }
 
 func groupResults(results []*runner.Result) (map[gkey]*group, error) {
-	gs, err := paper.GroupBy(results, func(r *runner.Result, c RunConfig) gkey {
+	return paper.GroupAs(results, func(r *runner.Result, c RunConfig) gkey {
 		return gkey{r.Experiment, c.Dataset, c.Partition, pLabel(c.Participation), c.Method}
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[gkey]*group, len(gs))
-	for k, g := range gs {
-		out[k] = &group{g}
-	}
-	return out, nil
+	}, newGroup)
 }
 
 type reportWriter struct {
@@ -144,15 +138,10 @@ type reportWriter struct {
 }
 
 func writeReport(o paper.Options, s *Spec, src *sources, results []*runner.Result) error {
-	nums, err := paper.LoadNumbersFS(golden.Papers, "fedddpm")
+	nums, groups, dir, err := paper.OpenReport(o, golden.Papers, "fedddpm", results, groupResults)
 	if err != nil {
 		return err
 	}
-	groups, err := groupResults(results)
-	if err != nil {
-		return err
-	}
-	dir := paper.ReportDir(o, "fedddpm")
 	w := &reportWriter{o: o, s: s, nums: nums, groups: groups, src: src, dir: dir, totals: map[string]*relCount{},
 		summary: &report.Summary{Paper: "fedddpm", Scale: o.Scale, Notes: []string{
 			"mean and std are over seeds; std is the sample standard deviation (n−1)",

@@ -50,6 +50,8 @@ var optimizerLabel = map[string]string{"sgd": "DP-SGD", "adam": "DP-Adam", "adag
 // order (paper.Group), with the few readings this report adds.
 type group struct{ *paper.Group[RunConfig] }
 
+func newGroup(g *paper.Group[RunConfig]) *group { return &group{g} }
+
 type gkey struct {
 	exp, ds, opt, method string
 	sigma                float64
@@ -59,17 +61,9 @@ type gkey struct {
 func configOf(r *runner.Result) (RunConfig, error) { return paper.ConfigOf[RunConfig](r) }
 
 func groupResults(results []*runner.Result) (map[gkey]*group, error) {
-	gs, err := paper.GroupBy(results, func(r *runner.Result, c RunConfig) gkey {
+	return paper.GroupAs(results, func(r *runner.Result, c RunConfig) gkey {
 		return gkey{r.Experiment, c.Dataset, c.Optimizer, c.Method, c.Sigma}
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[gkey]*group, len(gs))
-	for k, g := range gs {
-		out[k] = &group{g}
-	}
-	return out, nil
+	}, newGroup)
 }
 
 // acc is the final test accuracy in percent.
@@ -135,15 +129,10 @@ func (w *reportWriter) get(exp, ds, opt, method string, sigma float64) *group {
 }
 
 func writeReport(o paper.Options, s *Spec, sets *imageSets, results []*runner.Result) error {
-	nums, err := paper.LoadNumbersFS(goldenfs.Papers, "haar")
+	nums, groups, dir, err := paper.OpenReport(o, goldenfs.Papers, "haar", results, groupResults)
 	if err != nil {
 		return err
 	}
-	groups, err := groupResults(results)
-	if err != nil {
-		return err
-	}
-	dir := paper.ReportDir(o, "haar")
 	w := &reportWriter{o: o, s: s, nums: nums, groups: groups, sets: sets, dir: dir, pld: map[string]string{},
 		summary: &report.Summary{Paper: "haar", Scale: o.Scale, Notes: []string{
 			"mean and std are over seeds; std is the sample standard deviation (n−1)",

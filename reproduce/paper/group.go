@@ -46,6 +46,22 @@ func GroupBy[C any, K comparable](results []*runner.Result, key func(r *runner.R
 	return out, nil
 }
 
+// GroupAs is GroupBy with every group wrapped by wrap in the paper's own
+// group type: a paper gives its groups methods (its metrics, its pairings)
+// through a struct embedding *Group[C], since methods cannot be added to
+// Group[C] from another package.
+func GroupAs[C any, K comparable, G any](results []*runner.Result, key func(r *runner.Result, c C) K, wrap func(*Group[C]) G) (map[K]G, error) {
+	gs, err := GroupBy(results, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[K]G, len(gs))
+	for k, g := range gs {
+		out[k] = wrap(g)
+	}
+	return out, nil
+}
+
 // Seeds returns the group's seeds in order.
 func (g *Group[C]) Seeds() []uint64 {
 	out := make([]uint64, len(g.Results))

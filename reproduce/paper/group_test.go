@@ -87,3 +87,39 @@ func TestGroupByBadConfig(t *testing.T) {
 		t.Fatal("an undecodable configuration was grouped")
 	}
 }
+
+// wrappedGroup is a paper's own group type, as GroupAs builds it.
+type wrappedGroup struct{ *Group[groupCfg] }
+
+// TestGroupAs checks that GroupAs wraps exactly GroupBy's groups: the same
+// keys, each wrapper holding that key's group (seeds in order), and that a
+// configuration that does not decode is still an error.
+func TestGroupAs(t *testing.T) {
+	results := []*runner.Result{
+		groupResult("e", "b", 2, groupCfg{"b", 0.1}, 0.6),
+		groupResult("e", "a", 3, groupCfg{"a", 0.5}, 0.9),
+		groupResult("e", "a", 1, groupCfg{"a", 0.5}, 0.7),
+	}
+	key := func(_ *runner.Result, c groupCfg) string { return c.Method }
+	wrapped, err := GroupAs(results, key, func(g *Group[groupCfg]) wrappedGroup { return wrappedGroup{g} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := GroupBy(results, key)
+	if len(wrapped) != len(plain) {
+		t.Fatalf("%d wrapped groups, %d groups", len(wrapped), len(plain))
+	}
+	for k, g := range plain {
+		w := wrapped[k].Group
+		if w == nil || w.Config != g.Config || len(w.Results) != len(g.Results) {
+			t.Errorf("%s: wrapped %+v, grouped %+v", k, w, g)
+		}
+	}
+	if got := wrapped["a"].Seeds(); len(got) != 2 || got[0] != 1 || got[1] != 3 {
+		t.Errorf("seeds %v, want [1 3]", got)
+	}
+	bad := append(results, groupResult("e", "c", 1, map[string]any{"lr": "fast"}, 0))
+	if _, err := GroupAs(bad, key, func(g *Group[groupCfg]) wrappedGroup { return wrappedGroup{g} }); err == nil {
+		t.Error("an undecodable configuration was grouped")
+	}
+}

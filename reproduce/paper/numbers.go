@@ -4,6 +4,7 @@ import (
 	"io/fs"
 
 	"github.com/fedrepro/fedrepro/golden"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // The paper-numbers schema lives in package golden (so that proofs/ can
@@ -31,4 +32,18 @@ func LoadNumbers(root, paper string) (*Numbers, error) { return golden.LoadNumbe
 // LoadNumbersFS reads <paper>/paper.yaml from fsys (e.g. golden.Papers).
 func LoadNumbersFS(fsys fs.FS, paper string) (*Numbers, error) {
 	return golden.LoadNumbersFS(fsys, paper)
+}
+
+// OpenReport gathers what a paper's report opens with, in the order every
+// report took it: the paper's printed numbers (golden/<name>/paper.yaml in
+// fsys, LoadNumbersFS), the results grouped over seeds by the paper's
+// group function, and the folder the report is written to (ReportDir).
+func OpenReport[G any](o Options, fsys fs.FS, name string, results []*runner.Result, group func([]*runner.Result) (G, error)) (nums *Numbers, groups G, dir string, err error) {
+	if nums, err = LoadNumbersFS(fsys, name); err != nil {
+		return nil, groups, "", err
+	}
+	if groups, err = group(results); err != nil {
+		return nil, groups, "", err
+	}
+	return nums, groups, ReportDir(o, name), nil
 }

@@ -28,35 +28,24 @@ var (
 // seed) order (paper.Group).
 type group struct{ *paper.Group[RunConfig] }
 
+func newGroup(g *paper.Group[RunConfig]) *group { return &group{g} }
+
 type gkey struct{ exp, src, ds, method, variant, mode string }
 
 // configOf decodes a result's configuration.
 func configOf(r *runner.Result) (RunConfig, error) { return paper.ConfigOf[RunConfig](r) }
 
 func groupResults(results []*runner.Result) (map[gkey]*group, error) {
-	gs, err := paper.GroupBy(results, func(r *runner.Result, c RunConfig) gkey {
+	return paper.GroupAs(results, func(r *runner.Result, c RunConfig) gkey {
 		return gkey{r.Experiment, c.Source, c.Dataset, c.Method, c.Variant, c.Mode}
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[gkey]*group, len(gs))
-	for k, g := range gs {
-		out[k] = &group{g}
-	}
-	return out, nil
+	}, newGroup)
 }
 
 func writeReport(o paper.Options, s *Spec, src *sources, results []*runner.Result) error {
-	nums, err := paper.LoadNumbersFS(golden.Papers, "upcycled")
+	nums, groups, dir, err := paper.OpenReport(o, golden.Papers, "upcycled", results, groupResults)
 	if err != nil {
 		return err
 	}
-	groups, err := groupResults(results)
-	if err != nil {
-		return err
-	}
-	dir := paper.ReportDir(o, "upcycled")
 	w := &reportWriter{o: o, s: s, nums: nums, groups: groups, src: src, dir: dir, attrib: map[string]map[string]int{}, profiles: map[string]dataProfile{},
 		summary: &report.Summary{Paper: "upcycled", Scale: o.Scale, Notes: []string{
 			"mean and std are over seeds; std is the sample standard deviation (n−1)",
