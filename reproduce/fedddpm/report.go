@@ -144,7 +144,7 @@ func writeReport(o paper.Options, s *Spec, src *sources, results []*runner.Resul
 	}
 	w := &reportWriter{o: o, s: s, nums: nums, groups: groups, src: src, dir: dir, totals: map[string]*relCount{},
 		summary: &report.Summary{Paper: "fedddpm", Scale: o.Scale, Notes: []string{
-			"mean and std are over seeds; std is the sample standard deviation (n−1)",
+			report.SeedStatsNote,
 			"metric fd: Fréchet distance to the training set — raw coordinates for the Gaussian mixture, the feature space of our classifier for images ('FD in our feature space', not Inception FID); lower is better",
 			"compute fields are means over seeds of per-example gradient evaluations: client (FL local training), server (training on the auxiliary set), warmup (every client's local model before FL); sampling_forwards counts denoiser evaluations spent generating the aux set and QuickTest samples",
 			"paper_value is the paper's number in the analogous column (Table I for the mixture, Fashion-MNIST and MNIST; II for CIFAR-10; III for CIFAR-100): Inception FID on different data, comparable in rank only",

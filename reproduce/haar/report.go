@@ -135,7 +135,7 @@ func writeReport(o paper.Options, s *Spec, sets *imageSets, results []*runner.Re
 	}
 	w := &reportWriter{o: o, s: s, nums: nums, groups: groups, sets: sets, dir: dir, pld: map[string]string{},
 		summary: &report.Summary{Paper: "haar", Scale: o.Scale, Notes: []string{
-			"mean and std are over seeds; std is the sample standard deviation (n−1)",
+			report.SeedStatsNote,
 			"accuracy_pct: final test accuracy in percent; gain_*_pts: mean of the per-seed paired differences in percentage points (same split, initial model, client draws and lots)",
 			"epsilon: the ε the run really has (RDP accountant on the effective noise multiplier of the mechanism, δ as in the spec, worst-case participant); epsilon_claimed: on the nominal σ, i.e. what the paper's Lemma 2 claims",
 			"paper_value: the paper's text-reported gain (Figs 7–12, §6.3–6.4) or Table III entry; the paper does not say whether its gains are absolute points or relative percent",

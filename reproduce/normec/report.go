@@ -113,7 +113,7 @@ func writeReportSpec(o paper.Options, s *Spec, src *sources, results []*runner.R
 	w := &reportWriter{o: o, s: s, nums: nums, grids: grids, dir: paper.ReportDir(o, paperID), src: src,
 		robust: map[Verdict]int{}, formulaEps: [2]float64{math.NaN(), math.NaN()},
 		summary: &report.Summary{Paper: paperID, Scale: o.Scale, Notes: []string{
-			"mean and std are over seeds; std is the sample standard deviation (n−1); accuracies are fractions in [0, 1]",
+			report.SeedStatsNote + "; accuracies are fractions in [0, 1]",
 			"figure 'grid' holds every configuration; figures '1'–'4' the configurations each figure shows, with γ tuned per (method, p, β) as the highest mean final test accuracy; figure 'reading' the paper's prose readings recomputed",
 			"epsilon is the accountant's ε of the run's noise at the spec's δ under the paper's threat model (RDP accountant, Poisson amplification with q = p, add/remove neighbours); epsilon_visible is the exact ε against a server that sees who transmitted; both +Inf without noise",
 		}}}

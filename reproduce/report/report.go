@@ -124,6 +124,11 @@ type Cell map[string]any
 // SummarySchema is the version of summary.json.
 const SummarySchema = 1
 
+// SeedStatsNote is the summary note every paper opens its notes with: the
+// convention of Stats (Mean, and Std with Bessel's n−1), the statistic
+// behind every cell's mean and std.
+const SeedStatsNote = "mean and std are over seeds; std is the sample standard deviation (n−1)"
+
 // Summary is summary.json.
 type Summary struct {
 	SchemaVersion int    `json:"schema_version"`

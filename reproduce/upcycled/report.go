@@ -48,7 +48,7 @@ func writeReport(o paper.Options, s *Spec, src *sources, results []*runner.Resul
 	}
 	w := &reportWriter{o: o, s: s, nums: nums, groups: groups, src: src, dir: dir, attrib: map[string]map[string]int{}, profiles: map[string]dataProfile{},
 		summary: &report.Summary{Paper: "upcycled", Scale: o.Scale, Notes: []string{
-			"mean and std are over seeds; std is the sample standard deviation (n−1)",
+			report.SeedStatsNote,
 			"accuracy cells (metric accuracy_pct) are in percent, as the paper prints them; loss is the final test loss under the run's loss mode",
 			"mode 'upstream' follows the released code (double softmax, noise std σ², cube-direction objective noise); 'paper' follows the text",
 		}}}
