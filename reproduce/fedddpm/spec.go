@@ -325,11 +325,8 @@ func parsePartition(p string) (shard bool, alpha float64, err error) {
 }
 
 func (s *Spec) validate() error {
-	if s.Paper != "fedddpm" {
-		return fmt.Errorf("paper %q, want fedddpm", s.Paper)
-	}
-	if len(s.Seeds) == 0 {
-		return fmt.Errorf("no seeds")
+	if err := s.Check("fedddpm"); err != nil {
+		return err
 	}
 	for name, st := range s.Settings {
 		if err := st.validate(); err != nil {

@@ -188,11 +188,8 @@ func clipDomainOf(cfg RunConfig) string {
 }
 
 func (s *Spec) validate() error {
-	if s.Paper != "haar" {
-		return fmt.Errorf("paper %q, want haar", s.Paper)
-	}
-	if len(s.Seeds) == 0 {
-		return fmt.Errorf("no seeds")
+	if err := s.Check("haar"); err != nil {
+		return err
 	}
 	if !(s.Delta > 0 && s.Delta < 1) {
 		return fmt.Errorf("delta %g outside (0,1)", s.Delta)

@@ -241,11 +241,8 @@ func contains[T comparable](xs []T, x T) bool {
 }
 
 func (s *Spec) validate() error {
-	if s.Paper != paperID {
-		return fmt.Errorf("paper %q, want %s", s.Paper, paperID)
-	}
-	if len(s.Seeds) == 0 {
-		return fmt.Errorf("no seeds")
+	if err := s.Check(paperID); err != nil {
+		return err
 	}
 	if !(s.Privacy.Epsilon > 0) || math.IsInf(s.Privacy.Epsilon, 0) || !(s.Privacy.Delta > 0 && s.Privacy.Delta < 1) {
 		return fmt.Errorf("privacy: ε = %v, δ = %v (want ε > 0, 0 < δ < 1)", s.Privacy.Epsilon, s.Privacy.Delta)

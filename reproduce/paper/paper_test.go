@@ -2,6 +2,7 @@ package paper
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,5 +99,25 @@ func TestSpecsAndDescribe(t *testing.T) {
 	got := Describe([]exp{{"a", "first"}, {"b", "second"}}, func(e exp) (string, string) { return e.n, e.d }, runs)
 	if len(got) != 2 || got[0] != (Experiment{Name: "a", Description: "first"}) || got[1] != (Experiment{Name: "b", Description: "second", Runs: 2}) {
 		t.Errorf("Describe: %+v", got)
+	}
+}
+
+// TestSpecHeaderCheck checks the header validation every paper's spec
+// runs first: another paper's spec and a spec without seeds are refused
+// with the messages the papers gave before they shared it.
+func TestSpecHeaderCheck(t *testing.T) {
+	for _, tc := range []struct {
+		h    SpecHeader
+		want string
+	}{
+		{SpecHeader{Paper: "toy", Seeds: []uint64{1}}, ""},
+		{SpecHeader{Paper: "haar", Seeds: []uint64{1}}, `paper "haar", want toy`},
+		{SpecHeader{Paper: "", Seeds: []uint64{1}}, `paper "", want toy`},
+		{SpecHeader{Paper: "toy"}, "no seeds"},
+	} {
+		err := tc.h.Check("toy")
+		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.h, err, tc.want)
+		}
 	}
 }

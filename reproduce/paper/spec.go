@@ -98,6 +98,21 @@ type SpecHeader struct {
 	Seeds       []uint64 `yaml:"seeds"`
 }
 
+// Check is the header's own validation, the first thing every paper's
+// spec validation checks: the spec is the named paper's (a spec of another
+// paper would plan runs under the wrong results folder) and names at least
+// one seed (with none, every configuration plans no run and the report has
+// nothing to average).
+func (h *SpecHeader) Check(paper string) error {
+	if h.Paper != paper {
+		return fmt.Errorf("paper %q, want %s", h.Paper, paper)
+	}
+	if len(h.Seeds) == 0 {
+		return fmt.Errorf("no seeds")
+	}
+	return nil
+}
+
 // SpecScale returns the spec's scale (Specs uses it when a paper gives no
 // ScaleOf).
 func (h *SpecHeader) SpecScale() string { return h.Scale }

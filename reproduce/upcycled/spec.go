@@ -139,11 +139,8 @@ func (e Experiment) info() (string, string) { return e.Name, e.Description }
 var knownDatasets = map[string]bool{"syn_iid": true, "syn_0_0": true, "syn_0.5_0.5": true, "syn_1_1": true, "femnist": true}
 
 func (s *Spec) validate() error {
-	if s.Paper != "upcycled" {
-		return fmt.Errorf("paper %q, want upcycled", s.Paper)
-	}
-	if len(s.Seeds) == 0 {
-		return fmt.Errorf("no seeds")
+	if err := s.Check("upcycled"); err != nil {
+		return err
 	}
 	names := map[string]bool{}
 	for _, e := range s.Experiments {
