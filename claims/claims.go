@@ -111,12 +111,31 @@ func AuditAll(ids []string, o claim.Options) ([]*claim.Report, error) {
 // AuditEntry is the audit a reproduced paper registers so that `fedrepro
 // audit --paper P` and its report show its figures through the claim
 // engine: one row per case × reading of its claim files.
+//
+// Its table is PaperTable over AuditAll(ForPaper(paper), EngineOptions(o)):
+// with the options a report uses (seed proofs.DefaultSeed, full size)
+// these are the very reports claims' TestGolden computes and gates, which
+// is why the paper gates (reproduce/paper/gatetest) do not compute this
+// entry a second time.
 func AuditEntry(paper, title string) audit.Entry {
-	return audit.Entry{Paper: paper, ID: "claims", Title: title, Run: func(o audit.Options) (audit.Table, error) {
-		reps, err := AuditAll(ForPaper(paper), claim.Options{Seed: o.Seed, Quick: o.Quick})
+	return audit.Entry{Paper: paper, ID: EntryID, Title: title, Run: func(o audit.Options) (audit.Table, error) {
+		reps, err := AuditAll(ForPaper(paper), EngineOptions(o))
 		if err != nil {
 			return audit.Table{}, err
 		}
-		return claim.AuditTable("claims", title, reps), nil
+		return PaperTable(title, reps), nil
 	}}
+}
+
+// EntryID is the ID of the audit AuditEntry registers.
+const EntryID = "claims"
+
+// EngineOptions are the claim-engine options of the "claims" audit run with
+// the audit options o: the same seed and size.
+func EngineOptions(o audit.Options) claim.Options { return claim.Options{Seed: o.Seed, Quick: o.Quick} }
+
+// PaperTable is the "claims" audit table of a paper from its claim
+// reports, in ForPaper order: one row per case × reading.
+func PaperTable(title string, reps []*claim.Report) audit.Table {
+	return claim.AuditTable(EntryID, title, reps)
 }

@@ -315,16 +315,43 @@ func writeTable(reps map[string]*conv.Report) error {
 // so the halved claim must be violated wherever the original's worst
 // instance had a lower confidence limit above half the bound, and cannot
 // be where every measured/bound stayed below ½. The log lists which flip.
+//
+// Claims whose worst measured/bound stayed below farBelow are not audited
+// again: halved, their ratio stays below 2·farBelow = ¼, far on the
+// no-flip side, and the no-flip half of the rule is still tested by the
+// library claims between farBelow and ½ (at least minNoFlip of them, which
+// the test checks). The ones left out are the most expensive searches
+// (Li et al. 2020's FedAvg bounds and Stich 2019, about 60 % of the
+// re-audit's CPU time); every claim is still audited once by TestGolden.
 func TestPlantedError(t *testing.T) {
 	if testing.Short() {
 		t.Skip("audits every library claim twice")
 	}
+	const farBelow, minNoFlip = 0.125, 3
 	base := auditAll(t)
 	var ids []string
+	noFlip := 0
 	for _, id := range Library() {
-		if base[id].Verdict != conv.Violated {
-			ids = append(ids, id)
+		if base[id].Verdict == conv.Violated {
+			continue
 		}
+		hi := 0.0
+		for _, x := range base[id].Readings {
+			if w := x.Worst; w != nil && w.Bound > 0 {
+				hi = math.Max(hi, float64(w.Ratio))
+			}
+		}
+		if hi < farBelow {
+			t.Logf("%-34s worst ratio %.4g < %g: not re-audited (halved it stays below ¼)", id, hi, farBelow)
+			continue
+		}
+		if hi < 0.5 {
+			noFlip++
+		}
+		ids = append(ids, id)
+	}
+	if noFlip < minNoFlip {
+		t.Errorf("only %d re-audited claims on the no-flip side (worst ratio in [%g, ½)), want ≥ %d: lower farBelow", noFlip, farBelow, minNoFlip)
 	}
 	halve := func(v conv.Value) conv.Value {
 		return conv.Value{Formula: "0.5*(" + v.String() + ")", Set: true, Line: v.Line}

@@ -232,6 +232,13 @@ func TestBadInputs(t *testing.T) {
 		{name: "shard auto without an engine", args: append([]string{"reproduce", "--paper", "haar", "--shard", "auto"}, results...), code: 2, want: "auto"},
 		{name: "shard garbage", args: append([]string{"reproduce", "--paper", "haar", "--shard", "x/y"}, results...), code: 2, want: "--shard"},
 		{name: "plan without shards", args: []string{"plan", "--paper", "haar"}, code: 2, want: "--shards"},
+		// plan --spec goes through the same validation as reproduce --spec.
+		{name: "plan spec missing file", args: []string{"plan", "--paper", "haar", "--scale", "smoke", "--shards", "2", "--spec", "{dir}/none.yaml"},
+			code: 1, want: "none.yaml"},
+		{name: "plan spec epochs 1e12", args: []string{"plan", "--paper", "haar", "--scale", "smoke", "--shards", "2", "--spec", "{dir}/s.yaml"},
+			setup: func(t *testing.T, dir string) { writeSpec(t, dir, "haar", "    epochs: 1\n", "    epochs: 1e12\n") }, code: 1, want: "epochs = 1e12 is outside the allowed range"},
+		{name: "plan spec wrong scale", args: []string{"plan", "--paper", "haar", "--scale", "smoke", "--shards", "2", "--spec", "{dir}/s.yaml"},
+			setup: func(t *testing.T, dir string) { writeSpec(t, dir, "haar", "scale: smoke\n", "scale: default\n") }, code: 1, want: `scale "default", but --scale is "smoke"`},
 		// The accountant.
 		{name: "account without sigma", args: []string{"account", "--q", "0.01", "--steps", "10"}, code: 2, want: "--sigma"},
 		{name: "account q above 1", args: []string{"account", "--q", "1.5", "--sigma", "1", "--steps", "10"}, code: 2, want: "--q"},

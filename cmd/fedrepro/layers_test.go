@@ -64,10 +64,15 @@ func goList(t *testing.T, args ...string) []listed {
 // testReach are the upward imports tests may make, with the reason: the
 // privacy and convergence claim files' golden tests compare every audited
 // number through the exact tier's named comparison (reproduce/gate), the
-// one comparison all goldens share. Only tests: the binary never takes it.
+// one comparison all goldens share; and claims' TestPaperAuditsGatedHere
+// gates the papers' "claims" audit section of golden/<paper>/audits.json
+// with the paper gate's own flattening (gatetest.FlattenTable), which is
+// why the paper gates need not compute it. Only tests: the binary never
+// takes them.
 var testReach = map[[2]string]bool{
 	{module + "/claims", module + "/reproduce/gate"}:             true,
 	{module + "/claims/convergence", module + "/reproduce/gate"}: true,
+	{module + "/claims", module + "/reproduce/paper/gatetest"}:   true,
 }
 
 // TestLayers: dependencies point down only (algorithms → proofs/claims →

@@ -156,11 +156,14 @@ func TestReportRefusesIncompleteResults(t *testing.T) {
 // deleted results.
 func TestSlurmShardsThenReportEqualSingleProcess(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the fedddpm smoke scale twice")
+		t.Skip("runs a small fedddpm spec twice")
 	}
 	dir := t.TempDir()
 	single, sharded := filepath.Join(dir, "single"), filepath.Join(dir, "sharded")
-	common := []string{"--paper", "fedddpm", "--scale", "smoke"}
+	// A tiny spec (six runs, two per shard) through every command: the
+	// invariant is about planning, sharding and merging, not about the
+	// smoke scale's training, so --spec keeps the runs cheap.
+	common := []string{"--paper", "fedddpm", "--scale", "smoke", "--spec", fedddpmTinySpec}
 	if code, _, errs := call(append([]string{"reproduce", "--results", single + "/res", "--reports", single + "/rep", "--workers", "2"}, common...)...); code != 0 {
 		t.Fatalf("single process: %s", errs)
 	}
@@ -199,7 +202,10 @@ func TestSlurmShardsThenReportEqualSingleProcess(t *testing.T) {
 		}
 		ran += s.Ran
 	}
-	n := smokeRuns(t, "fedddpm")
+	n := specRuns(t, "fedddpm", fedddpmTinySpec)
+	if n < 6 {
+		t.Fatalf("%s plans %d runs; the test needs two per shard", fedddpmTinySpec, n)
+	}
 	if ran != n {
 		t.Fatalf("tasks ran %d runs, want %d", ran, n)
 	}
@@ -321,14 +327,21 @@ func sameTree(t *testing.T, a, b string) {
 	}
 }
 
+// fedddpmTinySpec is the small FedDDPM spec the shard/merge tests run.
+const fedddpmTinySpec = "testdata/fedddpm-tiny.yaml"
+
 // smokeRuns is the number of runs of a paper's smoke scale.
-func smokeRuns(t *testing.T, name string) int {
+func smokeRuns(t *testing.T, name string) int { return specRuns(t, name, "") }
+
+// specRuns is the number of runs of a paper's smoke scale, or of the spec
+// file when one is given (as --spec would plan them).
+func specRuns(t *testing.T, name, spec string) int {
 	t.Helper()
 	p, ok := paper.Lookup(name)
 	if !ok {
 		t.Fatalf("no paper %s", name)
 	}
-	o, err := p.Normalize(paper.Options{Scale: "smoke"})
+	o, err := p.Normalize(paper.Options{Scale: "smoke", SpecFile: spec})
 	if err != nil {
 		t.Fatal(err)
 	}
