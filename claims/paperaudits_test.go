@@ -12,6 +12,7 @@ import (
 	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper/gatetest"
+	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
 )
 
 // TestPaperAuditsGatedHere gates the "claims" audit table of every
@@ -26,7 +27,10 @@ import (
 //     paper's claim files in ForPaper order, which is what the entry runs;
 //   - the numbers are the same: every value of the golden's claims/…
 //     section, flattened as the paper gate flattens it
-//     (gatetest.FlattenTable), under the exact tier's tolerance.
+//     (gatetest.FlattenTable), under the exact tier's tolerance;
+//   - the row contract the paper packages' audit tests check on their other
+//     tables (papertest.AuditTableExact: every column in every row, no
+//     extra field, finite numbers).
 func TestPaperAuditsGatedHere(t *testing.T) {
 	if want := claims.EngineOptions(audit.Options{Seed: proofs.DefaultSeed}); !reflect.DeepEqual(claims.GoldenOptions, want) {
 		t.Fatalf("TestGolden audits with %+v, the paper reports' claims entry with %+v", claims.GoldenOptions, want)
@@ -40,7 +44,9 @@ func TestPaperAuditsGatedHere(t *testing.T) {
 		for _, id := range claims.ForPaper(p) {
 			rs = append(rs, reps[id])
 		}
-		fresh := gatetest.FlattenTable(claims.EntryID, claims.PaperTable("", rs))
+		tab := claims.PaperTable("", rs)
+		papertest.AuditTableExact(t, tab)
+		fresh := gatetest.FlattenTable(claims.EntryID, tab)
 		path := filepath.Join("..", "golden", p, "audits.json")
 		g, err := gate.ReadAudits(path)
 		if err != nil {

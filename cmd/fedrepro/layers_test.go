@@ -67,12 +67,15 @@ func goList(t *testing.T, args ...string) []listed {
 // one comparison all goldens share; and claims' TestPaperAuditsGatedHere
 // gates the papers' "claims" audit section of golden/<paper>/audits.json
 // with the paper gate's own flattening (gatetest.FlattenTable), which is
-// why the paper gates need not compute it. Only tests: the binary never
+// why the paper gates need not compute it, and checks that table's row
+// contract with the paper packages' own check (papertest.AuditTableExact),
+// which is why their audit tests need not compute it. Only tests: the binary never
 // takes them.
 var testReach = map[[2]string]bool{
 	{module + "/claims", module + "/reproduce/gate"}:             true,
 	{module + "/claims/convergence", module + "/reproduce/gate"}: true,
 	{module + "/claims", module + "/reproduce/paper/gatetest"}:   true,
+	{module + "/claims", module + "/reproduce/paper/papertest"}:  true,
 }
 
 // TestLayers: dependencies point down only (algorithms → proofs/claims →

@@ -200,6 +200,39 @@ func golden(f func(float64) float64, a, b float64, iters int) (float64, float64)
 	return x2, f2
 }
 
+// curveMemo holds the per-step RDP curves of the columns' σ (Sigmas) by
+// sampling rate: the fit's searches (datasets × conversions × regions)
+// probe the same log-q grid, and the subsampled Gaussian's RDP at
+// fractional orders (a numerical integral per order) is where the search
+// spends its time. A curve is never modified after it is built (eps copies
+// before scaling), so sharing it leaves every number as computed afresh.
+type curveMemo struct {
+	orders []float64
+	byQ    map[uint64][]curve
+}
+
+func newCurveMemo(orders []float64) *curveMemo {
+	return &curveMemo{orders: orders, byQ: map[uint64][]curve{}}
+}
+
+// at is the curves at q, computed once per q (keyed by q's bits).
+func (m *curveMemo) at(q float64) ([]curve, error) {
+	k := math.Float64bits(q)
+	if cs, ok := m.byQ[k]; ok {
+		return cs, nil
+	}
+	cs := make([]curve, len(Sigmas))
+	for i, s := range Sigmas {
+		c, err := stepCurve(m.orders, q, s)
+		if err != nil {
+			return nil, err
+		}
+		cs[i] = c
+	}
+	m.byQ[k] = cs
+	return cs, nil
+}
+
 // fit is the best (q, T) found for one dataset and conversion.
 type fit struct {
 	q      float64
@@ -271,22 +304,15 @@ func cellWord(n int) string {
 // searchFit scans q on a log grid (PointsPerDecade per decade over
 // [1e-5, 1]) with the best integer T for each q, and refines the
 // RefineCells best grid cells by golden-section search on log q.
-func searchFit(orders []float64, paper []float64, digits int, conv accountant.Conversion, eff fitEffort, reg fitRegion) (fit, error) {
+//
+// curvesAt gives the per-step RDP curves of the columns' σ at q (a
+// curveMemo's at): they depend on q alone, not on the printed values, the
+// conversion or the region, so every search of one audit shares them.
+func searchFit(curvesAt func(q float64) ([]curve, error), paper []float64, digits int, conv accountant.Conversion, eff fitEffort, reg fitRegion) (fit, error) {
 	pointsPerDecade := eff.PointsPerDecade
 	tol := make([]float64, len(paper))
 	for i, p := range paper {
 		tol[i] = printTolerance(p, digits)
-	}
-	curvesAt := func(q float64) ([]curve, error) {
-		cs := make([]curve, len(Sigmas))
-		for i, s := range Sigmas {
-			c, err := stepCurve(orders, q, s)
-			if err != nil {
-				return nil, err
-			}
-			cs[i] = c
-		}
-		return cs, nil
 	}
 	var err error
 	scoreAt := func(lq float64) float64 {
@@ -384,6 +410,7 @@ func runTable3Fit(o audit.Options) (audit.Table, error) {
 	counts := map[string]*count{}
 	var best []string
 	cache := map[string]fit{} // MNIST and Fashion-MNIST print the same ε
+	curves := newCurveMemo(orders)
 	for _, reg := range []fitRegion{anyRegion, plausibleRegion} {
 		counts[reg.Name] = &count{}
 		for _, d := range Table3 {
@@ -392,7 +419,7 @@ func runTable3Fit(o audit.Options) (audit.Table, error) {
 				f, ok := cache[key]
 				if !ok {
 					var err error
-					if f, err = searchFit(orders, d.Eps, d.Digits, conv, eff, reg); err != nil {
+					if f, err = searchFit(curves.at, d.Eps, d.Digits, conv, eff, reg); err != nil {
 						return t, fmt.Errorf("table3-fit %s %v %s: %w", d.Dataset, conv, reg.Name, err)
 					}
 					cache[key] = f
