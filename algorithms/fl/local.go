@@ -34,12 +34,19 @@ type Client struct {
 	sgd                *optim.SGD
 	grad, bx           []float64
 	by, perm           []int
+	// train is the PCG under the Rand that reset made (own): while Rand is
+	// still that one, batchRows shuffles from train directly (the same
+	// draws, without an indirect call per element).
+	train *rand.PCG
+	own   *rand.Rand
 }
 
 func (c *Client) reset(e *Engine, id, epochs int, key rng.Key) {
 	c.ID, c.Data, c.Global, c.Epochs = id, e.clients[id], e.server.Global, epochs
 	c.Local, c.Model = &e.cfg.Local, e.model
-	c.Rand = key.Derive("train").Rand()
+	c.train = key.Derive("train").Source()
+	c.Rand = rand.New(c.train)
+	c.own = c.Rand
 	c.Noise = key.Derive("noise").Rand()
 	c.Linear, c.State = nil, e.states[id]
 	c.steps, c.sampleGrads = 0, 0
@@ -118,7 +125,11 @@ func (c *Client) batchRows(step func(rows []int)) {
 	}
 	c.perm = c.perm[:d.N]
 	for ep := 0; ep < c.Epochs; ep++ {
-		rng.Perm(c.Rand, c.perm)
+		if c.Rand == c.own && c.train != nil {
+			rng.PermPCG(c.train, c.perm)
+		} else {
+			rng.Perm(c.Rand, c.perm)
+		}
 		for start := 0; start < d.N; start += bs {
 			step(c.perm[start:min(start+bs, d.N)])
 		}

@@ -14,6 +14,12 @@ var useAVX2 = linalg.HasAVX2
 //go:noescape
 func dsHeadsAVX2(sc, y *float64, n4 int) int
 
+// ceHeadsAVX2 is head2's CrossEntropy gradient four entries at a time
+// (see head4_amd64.s).
+//
+//go:noescape
+func ceHeadsAVX2(sc, y *float64, n4 int) int
+
 // acc4AVX2 adds four scaled rows to g1 (see head4_amd64.s).
 //
 //go:noescape

@@ -136,3 +136,53 @@ accloop:
 accdone:
 	VZEROUPPER
 	RET
+
+// func ceHeadsAVX2(sc, y *float64, n4 int) int
+//
+// sc[i] = head2's CrossEntropy gradient g of score difference sc[i] with
+// label y[i] (a float64), four lanes at a time for i < n4 (a multiple of 4):
+// e = expCore(−|d|), v = 1/(1+e) = σ(|d|), n = e·v = σ(−|d|); s_1 = v and
+// s_0 = n, swapped where d < 0; g = −s_0 where y = 1, else s_1 (selected by
+// blends, so no branch on the random sign or label). Like dsHeadsAVX2 it
+// stops at the first group of four with some −|d| outside expCore's fast
+// range (or NaN), leaving that group untouched, and returns how many entries
+// it wrote.
+TEXT ·ceHeadsAVX2(SB), NOSPLIT, $0-32
+	LEAQ ·ds4Const(SB), R8
+	LEAQ ·expTable(SB), R9
+	MOVQ sc+0(FP), AX
+	MOVQ y+8(FP), BX
+	MOVQ n4+16(FP), CX
+	XORQ DX, DX
+	VXORPD Y15, Y15, Y15               // 0
+
+celoop:
+	CMPQ DX, CX
+	JGE  cedone
+	VMOVUPD (AX)(DX*8), Y0             // d
+	VORPD   C_SIGN(R8), Y0, Y1         // a = −|d|
+	VCMPPD  $0x0d, C_UNDER(R8), Y1, Y2 // a ≥ expUnderBelow (false for NaN)
+	VMOVMSKPD Y2, SI
+	CMPQ    SI, $15
+	JNE     cedone
+
+	EXPCORE(Y1, Y2)                    // e = e^{−|d|}
+	VADDPD  C_ONE(R8), Y2, Y3
+	VMOVUPD C_ONE(R8), Y4
+	VDIVPD  Y3, Y4, Y3                 // v = 1/(1+e)
+	VMULPD  Y3, Y2, Y4                 // n = e·v
+	VCMPPD  $0x01, Y15, Y0, Y5         // d < 0
+	VBLENDVPD Y5, Y4, Y3, Y6           // s_1 = d < 0 ? n : v
+	VBLENDVPD Y5, Y3, Y4, Y7           // s_0 = d < 0 ? v : n
+	VXORPD  C_SIGN(R8), Y7, Y7         // −s_0
+	VMOVUPD (BX)(DX*8), Y5
+	VCMPPD  $0x00, C_ONE(R8), Y5, Y5   // y = 1
+	VBLENDVPD Y5, Y7, Y6, Y6           // g = y = 1 ? −s_0 : s_1
+	VMOVUPD Y6, (AX)(DX*8)
+	ADDQ    $4, DX
+	JMP     celoop
+
+cedone:
+	VZEROUPPER
+	MOVQ DX, ret+24(FP)
+	RET

@@ -288,21 +288,22 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 	sc := m.scores2(w, bias, X, rows, n)
 	// Head: scores → g_i (in place).
 	var total, gsum float64
-	if m.Loss == DoubleSoftmax && !wantLoss {
-		if useAVX2 && n >= 4 {
-			// Four lanes at a time, then dsGrads for what is left (n mod 4,
-			// or from a group with a score beyond exp's fast range); Σg in
-			// index order, as dsGrads sums.
-			m.yf = grow(m.yf, n)
-			yf := m.yf[:n]
-			for i := range yf {
-				k := i
-				if rows != nil {
-					k = rows[i]
-				}
-				yf[i] = float64(Y[k])
+	if useAVX2 && n >= 4 && !wantLoss && (m.Loss == DoubleSoftmax || m.Loss == CrossEntropy) {
+		// Four lanes at a time, then the Go head for what is left (n mod 4,
+		// or from a group with a score beyond exp's fast range); Σg in
+		// index order, as the Go heads sum.
+		m.yf = grow(m.yf, n)
+		yf := m.yf[:n]
+		for i := range yf {
+			k := i
+			if rows != nil {
+				k = rows[i]
 			}
-			done := dsHeadsAVX2(&sc[0], &yf[0], n&^3)
+			yf[i] = float64(Y[k])
+		}
+		var done int
+		if m.Loss == DoubleSoftmax {
+			done = dsHeadsAVX2(&sc[0], &yf[0], n&^3)
 			if done < n {
 				if rows != nil {
 					dsGrads(sc[done:], Y, rows[done:])
@@ -310,12 +311,21 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 					dsGrads(sc[done:], Y[done:], nil)
 				}
 			}
-			for _, g := range sc {
-				gsum += g
-			}
 		} else {
-			gsum = dsGrads(sc, Y, rows)
+			done = ceHeadsAVX2(&sc[0], &yf[0], n&^3)
+			for i := done; i < n; i++ {
+				k := i
+				if rows != nil {
+					k = rows[i]
+				}
+				sc[i], _, _, _ = head2(CrossEntropy, sc[i], Y[k], false)
+			}
 		}
+		for _, g := range sc {
+			gsum += g
+		}
+	} else if m.Loss == DoubleSoftmax && !wantLoss {
+		gsum = dsGrads(sc, Y, rows)
 	} else {
 		for i, di := range sc {
 			k := i

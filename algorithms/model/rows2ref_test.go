@@ -105,8 +105,8 @@ func refRows2(l Loss, d int, w, bias, X []float64, Y []int, rows []int, n int, g
 func TestLogRegTwoClassMatchesFrozenReference(t *testing.T) {
 	r := stream(11, "rows2-ref")
 	for _, loss := range []Loss{CrossEntropy, DoubleSoftmax} {
-		for _, d := range []int{1, 3, 4, 8, 20, 61} {
-			for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 31, 32, 33} {
+		for _, d := range []int{1, 3, 4, 8, 20, 60, 61} {
+			for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 64, 67} {
 				for _, scale := range []float64{0, 1e-3, 1, 30, 1e3} {
 					name := fmt.Sprintf("%v/d%d/n%d/s%g", loss, d, n, scale)
 					m := NewLogReg(d, 2, loss)
@@ -114,8 +114,8 @@ func TestLogRegTwoClassMatchesFrozenReference(t *testing.T) {
 					for i := range p {
 						p[i] = scale * r.NormFloat64()
 					}
-					all := randomBatch(r, 50, d, 2)
-					rows := r.Perm(50)[:n]
+					all := randomBatch(r, 80, d, 2)
+					rows := r.Perm(80)[:n]
 					w, bias := m.split(p)
 					check := func(what string, got, want []float64) {
 						t.Helper()
@@ -151,33 +151,36 @@ func TestLogRegTwoClassMatchesFrozenReference(t *testing.T) {
 }
 
 // BenchmarkLogRegGradRows times the local step of Upcycled-FL's synthetic
-// tasks: 20 features, two classes, 32 shuffled rows of a 446-row client
-// (the largest Syn(iid) client), read in place.
+// tasks: two classes, 32 shuffled rows of a 446-row client (the largest
+// Syn(iid) client), read in place; 20 features (the generated tasks) and
+// 60 (the released data of the headline).
 func BenchmarkLogRegGradRows(b *testing.B) {
-	for _, loss := range []Loss{DoubleSoftmax, CrossEntropy} {
-		b.Run(fmt.Sprintf("d20-c2-n32-%v", loss), func(b *testing.B) {
-			m := NewLogReg(20, 2, loss)
-			r := stream(1, "bench-rows")
-			p := make([]float64, m.NumParams())
-			for i := range p {
-				p[i] = 0.3 * r.NormFloat64()
-			}
-			all := randomBatch(r, 446, 20, 2)
-			perm := r.Perm(446)
-			g := make([]float64, len(p))
-			b.ReportAllocs()
-			i := 0
-			c0 := processCPU()
-			for b.Loop() {
-				if i+32 > len(perm) {
-					i = 0
+	for _, d := range []int{20, 60} {
+		for _, loss := range []Loss{DoubleSoftmax, CrossEntropy} {
+			b.Run(fmt.Sprintf("d%d-c2-n32-%v", d, loss), func(b *testing.B) {
+				m := NewLogReg(d, 2, loss)
+				r := stream(1, "bench-rows")
+				p := make([]float64, m.NumParams())
+				for i := range p {
+					p[i] = 0.3 * r.NormFloat64()
 				}
-				m.GradRows(p, all.X, all.Y, 20, perm[i:i+32], g, nil)
-				i += 32
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*32), "ns/example")
-			reportCPU(b, c0, 32)
-		})
+				all := randomBatch(r, 446, d, 2)
+				perm := r.Perm(446)
+				g := make([]float64, len(p))
+				b.ReportAllocs()
+				i := 0
+				c0 := processCPU()
+				for b.Loop() {
+					if i+32 > len(perm) {
+						i = 0
+					}
+					m.GradRows(p, all.X, all.Y, d, perm[i:i+32], g, nil)
+					i += 32
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*32), "ns/example")
+				reportCPU(b, c0, 32)
+			})
+		}
 	}
 }
 
@@ -239,4 +242,59 @@ func TestLogRegTwoClassGoPathMatchesFrozenReference(t *testing.T) {
 	setAVX2(false)
 	defer setAVX2(true)
 	TestLogRegTwoClassMatchesFrozenReference(t)
+}
+
+// The AVX2 cross-entropy head must write head2's gradient bit for bit (both
+// signs of d including ±0, both labels, scores from subnormal to beyond
+// exp's fast range), and stop exactly at the first group of four holding a
+// score whose −|d| is beyond expCore's range (or NaN), leaving it as it was.
+func TestCEHeadsAVX2MatchesHead2(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 kernel in this build or on this CPU")
+	}
+	r := stream(13, "ce4")
+	for _, scale := range []float64{0, 1e-300, 1e-3, 1, 10, 100, 700, 800} {
+		for _, n := range []int{4, 8, 32, 64} {
+			sc := make([]float64, n)
+			Y := make([]int, n)
+			yf := make([]float64, n)
+			for i := range sc {
+				sc[i] = scale * r.NormFloat64()
+				if i%7 == 3 {
+					sc[i] = math.Copysign(0, sc[i]) // −0 and +0
+				}
+				Y[i] = r.IntN(2)
+				yf[i] = float64(Y[i])
+			}
+			stop := n
+			for i, d := range sc {
+				if !(-math.Abs(d) >= expUnderBelow) {
+					stop = i &^ 3
+					break
+				}
+			}
+			got := append([]float64(nil), sc...)
+			done := ceHeadsAVX2(&got[0], &yf[0], n)
+			if done != stop {
+				t.Fatalf("scale %g n %d: kernel stopped at %d, want %d", scale, n, done, stop)
+			}
+			for i := range got {
+				w := sc[i]
+				if i < done {
+					w, _, _, _ = head2(CrossEntropy, sc[i], Y[i], false)
+				}
+				if math.Float64bits(got[i]) != math.Float64bits(w) {
+					t.Fatalf("scale %g n %d: entry %d (d = %v, y = %d): kernel %v, want %v", scale, n, i, sc[i], Y[i], got[i], w)
+				}
+			}
+		}
+	}
+	sc := []float64{1, 2, 3, 4, 5, math.NaN(), 7, 8}
+	if done := ceHeadsAVX2(&sc[0], &make([]float64, 8)[0], 8); done != 4 || sc[4] != 5 {
+		t.Fatalf("NaN in the second group: kernel wrote %d entries (sc = %v)", done, sc)
+	}
+	sc = []float64{1, -2, math.Inf(1), 4}
+	if done := ceHeadsAVX2(&sc[0], &make([]float64, 4)[0], 4); done != 0 || sc[2] != math.Inf(1) {
+		t.Fatalf("+Inf in the first group: kernel wrote %d entries (sc = %v)", done, sc)
+	}
 }

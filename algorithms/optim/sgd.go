@@ -194,8 +194,14 @@ func (s *SGD) Step(p, g []float64) {
 			}
 			return
 		}
-		for j, d := range g {
-			b := rho*buf[j] + d
+		j0 := 0
+		if useAVX2 && n >= 4 {
+			// The same elementwise operations, four at a time.
+			j0 = n &^ 3
+			momentumAVX2(&p[0], &buf[0], &g[0], j0, rho, lr)
+		}
+		for j := j0; j < n; j++ {
+			b := rho*buf[j] + g[j]
 			buf[j] = b
 			p[j] -= lr * b
 		}

@@ -173,6 +173,45 @@ func Shuffle(r *rand.Rand, xs []int) {
 	}
 }
 
+// PermPCG is Perm drawing from src directly: the same permutation, and
+// src's state afterwards, as Perm(rand.New(src), dst).
+func PermPCG(src *rand.PCG, dst []int) {
+	for i := range dst {
+		dst[i] = i
+	}
+	ShufflePCG(src, dst)
+}
+
+// ShufflePCG is Shuffle with the draws taken from src by a direct call
+// rather than through rand.Rand's Source interface (an indirect call per
+// element, which the local loops of fl pay every epoch): the same
+// permutations, and src's state afterwards, as Shuffle(rand.New(src), xs),
+// since rand.Rand.Uint64 is src.Uint64. The loop is Shuffle's, line for
+// line (TestShufflePCGMatchesShuffle).
+func ShufflePCG(src *rand.PCG, xs []int) {
+	if !is64bit {
+		Shuffle(rand.New(src), xs)
+		return
+	}
+	for i := len(xs) - 1; i > 0; i-- {
+		n := uint64(i + 1)
+		var j uint64
+		if n&(n-1) == 0 {
+			j = src.Uint64() & (n - 1)
+		} else {
+			hi, lo := bits.Mul64(src.Uint64(), n)
+			if lo < n {
+				thresh := -n % n
+				for lo < thresh {
+					hi, lo = bits.Mul64(src.Uint64(), n)
+				}
+			}
+			j = hi
+		}
+		xs[i], xs[j] = xs[j], xs[i]
+	}
+}
+
 // is64bit reports a 64-bit int (math/rand/v2's IntN draws differently on
 // 32-bit platforms).
 const is64bit = ^uint(0)>>63 == 1
