@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // BenchmarkFedAvgSynIIDVanillaSeed1 times exactly one default-scale run:
@@ -15,24 +17,9 @@ import (
 // ns/op (wall time) it reports cpu-ns/op, the benchmark goroutine's own
 // thread CPU time, which other work on a shared machine does not inflate.
 func BenchmarkFedAvgSynIIDVanillaSeed1(b *testing.B) {
-	s, err := LoadSpec("default")
-	if err != nil {
-		b.Fatal(err)
-	}
-	runs, err := s.Plan(func(string, string) bool { return true })
-	if err != nil {
-		b.Fatal(err)
-	}
-	var cfg *RunConfig
-	for _, r := range runs {
-		if r.Experiment == "table1" && r.Cell == "released/syn_iid/fedavg/baseline/upstream" && r.Seed == 1 {
-			c := r.Config.(RunConfig)
-			cfg = &c
-		}
-	}
-	if cfg == nil {
-		b.Fatal("the default spec has no table1 released/syn_iid/fedavg/baseline/upstream seed-1 run")
-	}
+	s, runs := defaultPlan(b)
+	c := seedOneConfig(b, runs, "table1", "released/syn_iid/fedavg/baseline/upstream")
+	cfg := &c
 	src := newSources(filepath.Join("..", "..", "..", "shared"), "", s.GeneratorSeed)
 	if !src.available("released", "syn_iid") {
 		b.Skipf("released data not found at %s", src.where("released", "syn_iid"))
@@ -68,14 +55,7 @@ func BenchmarkFedAvgSynIIDVanillaSeed1(b *testing.B) {
 // op, so that each op trains (a tuned op includes its search). It reports
 // cpu-ns/op, the benchmark thread's CPU time per run (issue 24's record).
 func BenchmarkDefaultRun(b *testing.B) {
-	s, err := LoadSpec("default")
-	if err != nil {
-		b.Fatal(err)
-	}
-	runs, err := s.Plan(func(string, string) bool { return true })
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, runs := defaultPlan(b)
 	src := newSources(filepath.Join("..", "..", "..", "shared"), "", s.GeneratorSeed)
 	if !src.available("released", "syn_iid") {
 		b.Skipf("released data not found at %s", src.where("released", "syn_iid"))
@@ -95,16 +75,8 @@ func BenchmarkDefaultRun(b *testing.B) {
 		{"table1_tuned", "released/syn_iid/fedavg/upcycled/upstream"},
 		{"table3_tuned", "released/syn_iid/fedavg/upcycled/upstream"},
 	} {
-		var cfg *RunConfig
-		for _, r := range runs {
-			if r.Experiment == tc.exp && r.Cell == tc.cell && r.Seed == 1 {
-				c := r.Config.(RunConfig)
-				cfg = &c
-			}
-		}
-		if cfg == nil {
-			b.Fatalf("the default spec has no %s %s seed-1 run", tc.exp, tc.cell)
-		}
+		c := seedOneConfig(b, runs, tc.exp, tc.cell)
+		cfg := &c
 		b.Run(tc.exp+"/"+strings.ReplaceAll(tc.cell, "/", "_"), func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
@@ -122,4 +94,31 @@ func BenchmarkDefaultRun(b *testing.B) {
 			}
 		})
 	}
+}
+
+// defaultPlan is the default spec and every run it plans (all data present).
+func defaultPlan(tb testing.TB) (*Spec, []runner.Run) {
+	tb.Helper()
+	s, err := LoadSpec("default")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	runs, err := s.Plan(func(string, string) bool { return true })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s, runs
+}
+
+// seedOneConfig is the configuration of the seed-1 run of (exp, cell)
+// among runs; it fails tb when there is none.
+func seedOneConfig(tb testing.TB, runs []runner.Run, exp, cell string) RunConfig {
+	tb.Helper()
+	for _, r := range runs {
+		if r.Experiment == exp && r.Cell == cell && r.Seed == 1 {
+			return r.Config.(RunConfig)
+		}
+	}
+	tb.Fatalf("the default spec has no %s %s seed-1 run", exp, cell)
+	return RunConfig{}
 }

@@ -127,14 +127,7 @@ func TestTunedRunSelectsAndIsSelfContained(t *testing.T) {
 }
 
 func TestPlanOrdersTunedRunsBySeedAndDefaultsEvaluation(t *testing.T) {
-	s, err := LoadSpec("default")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := s.Plan(func(string, string) bool { return true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, runs := defaultPlan(t)
 	lastSeed := map[string]uint64{}
 	for _, r := range runs {
 		cfg := r.Config.(RunConfig)
