@@ -30,22 +30,39 @@ type Key struct{ hi, lo uint64 }
 // any other type panics, because a label that cannot be encoded exactly
 // would silently merge streams.
 func New(seed uint64, labels ...any) Key {
-	var buf [8]byte
-	h := sha256.New()
-	h.Write([]byte("fedrepro/rng/v1"))
-	binary.LittleEndian.PutUint64(buf[:], seed)
-	h.Write(buf[:])
-	for _, l := range labels {
-		writeLabel(h, l)
-	}
-	var sum [sha256.Size]byte
-	h.Sum(sum[:0])
-	return Key{binary.LittleEndian.Uint64(sum[0:8]), binary.LittleEndian.Uint64(sum[8:16])}
+	var arr [160]byte
+	return sum(appendLabels(appendPrefix(arr[:0], seed), labels))
 }
 
-// Derive returns the key of a child stream: k followed by more labels.
+// Derive returns the key of a child stream: k followed by more labels
+// (the stream New(k.hi, "derive", k.lo, labels...) names).
 func (k Key) Derive(labels ...any) Key {
-	return New(k.hi, append([]any{"derive", k.lo}, labels...)...)
+	var arr [160]byte
+	b := appendLabel(appendPrefix(arr[:0], k.hi), "derive")
+	b = binary.LittleEndian.AppendUint64(append(b, 'u'), k.lo) // appendLabel(b, k.lo), without boxing k.lo
+	return sum(appendLabels(b, labels))
+}
+
+// The name of a stream is hashed as one message, "fedrepro/rng/v1", the
+// seed (8 bytes, little-endian), then each label's tagged encoding
+// (appendLabel): built in a stack buffer and hashed by one sha256.Sum256
+// call, the same bytes — hence the same key — as writing each piece to
+// the hash in turn, without the hash's allocation and per-write calls
+// (TestKeysMatchStreamingHash, TestKeysMatchFrozenReference).
+func appendPrefix(b []byte, seed uint64) []byte {
+	return binary.LittleEndian.AppendUint64(append(b, "fedrepro/rng/v1"...), seed)
+}
+
+func appendLabels(b []byte, labels []any) []byte {
+	for _, l := range labels {
+		b = appendLabel(b, l)
+	}
+	return b
+}
+
+func sum(msg []byte) Key {
+	s := sha256.Sum256(msg)
+	return Key{binary.LittleEndian.Uint64(s[0:8]), binary.LittleEndian.Uint64(s[8:16])}
 }
 
 // Rand returns a fresh generator for the stream. Two calls return
@@ -66,50 +83,46 @@ func (k Key) String() string { return fmt.Sprintf("%016x%016x", k.hi, k.lo) }
 // Stream is shorthand for New(seed, labels...).Rand().
 func Stream(seed uint64, labels ...any) *rand.Rand { return New(seed, labels...).Rand() }
 
-type writer interface{ Write([]byte) (int, error) }
-
-func writeLabel(h writer, l any) {
-	var buf [9]byte
-	put := func(tag byte, v uint64) {
-		buf[0] = tag
-		binary.LittleEndian.PutUint64(buf[1:], v)
-		h.Write(buf[:])
+// appendLabel appends l's encoding: a tag byte ('s' string, 'i' signed,
+// 'u' unsigned, 'b' bool, 'f' float64 bits) and a little-endian uint64
+// (a string's length, then its bytes).
+func appendLabel(b []byte, l any) []byte {
+	put := func(tag byte, v uint64) []byte {
+		return binary.LittleEndian.AppendUint64(append(b, tag), v)
 	}
 	switch v := l.(type) {
 	case string:
-		put('s', uint64(len(v)))
-		h.Write([]byte(v))
+		return append(put('s', uint64(len(v))), v...)
 	case int:
-		put('i', uint64(int64(v)))
+		return put('i', uint64(int64(v)))
 	case int8:
-		put('i', uint64(int64(v)))
+		return put('i', uint64(int64(v)))
 	case int16:
-		put('i', uint64(int64(v)))
+		return put('i', uint64(int64(v)))
 	case int32:
-		put('i', uint64(int64(v)))
+		return put('i', uint64(int64(v)))
 	case int64:
-		put('i', uint64(v))
+		return put('i', uint64(v))
 	case uint:
-		put('u', uint64(v))
+		return put('u', uint64(v))
 	case uint8:
-		put('u', uint64(v))
+		return put('u', uint64(v))
 	case uint16:
-		put('u', uint64(v))
+		return put('u', uint64(v))
 	case uint32:
-		put('u', uint64(v))
+		return put('u', uint64(v))
 	case uint64:
-		put('u', v)
+		return put('u', v)
 	case bool:
-		b := uint64(0)
+		x := uint64(0)
 		if v {
-			b = 1
+			x = 1
 		}
-		put('b', b)
+		return put('b', x)
 	case float64:
-		put('f', math.Float64bits(v))
-	default:
-		panic(fmt.Sprintf("rng: label %v of type %T cannot name a stream", l, l))
+		return put('f', math.Float64bits(v))
 	}
+	panic(fmt.Sprintf("rng: label %v of type %T cannot name a stream", l, l))
 }
 
 // FillNormal overwrites dst with independent N(0, std²) draws from r.
