@@ -79,6 +79,12 @@ func EpsilonLB(c Counts, delta, conf float64) (Bound, error) {
 	a := (1 - conf) / 2
 	fpr := ClopperPearsonUpper(c.FP, c.FP+c.TN, a)
 	fnr := ClopperPearsonUpper(c.FN, c.TP+c.FN, a)
+	return Bound{Epsilon: epsilonFromRates(fpr, fnr, delta), FPRUpper: fpr, FNRUpper: fnr, Confidence: conf}, nil
+}
+
+// epsilonFromRates is max(0, ε₁, ε₂) of EpsilonLB from the two upper
+// bounds on the error rates.
+func epsilonFromRates(fpr, fnr, delta float64) float64 {
 	eps := 0.0
 	if t := 1 - fnr - delta; t > 0 {
 		eps = math.Max(eps, math.Log(t)-math.Log(fpr))
@@ -86,7 +92,44 @@ func EpsilonLB(c Counts, delta, conf float64) (Bound, error) {
 	if t := 1 - fpr - delta; t > 0 {
 		eps = math.Max(eps, math.Log(t)-math.Log(fnr))
 	}
-	return Bound{Epsilon: eps, FPRUpper: fpr, FNRUpper: fnr, Confidence: conf}, nil
+	return eps
+}
+
+// ThresholdScan is EpsilonLB over the thresholds of one score sample:
+// nPos trials on D′ and nNeg on D, each threshold giving counts (TP, FP).
+// A scan over sorted scores moves one count at a time, so each
+// Clopper–Pearson quantile (a Beta quantile, the costly part) is computed
+// once per count and kept: At returns EpsilonLB's ε, bit for bit, at
+// about half the cost per threshold (TestThresholdScanIsEpsilonLB).
+type ThresholdScan struct {
+	nPos, nNeg int
+	a, delta   float64
+	fpr, fnr   []float64 // by FP and by FN; 0 = not computed (a bound is > 0)
+}
+
+// NewThresholdScan checks the sizes, δ and the confidence as EpsilonLB does.
+func NewThresholdScan(nPos, nNeg int, delta, conf float64) (*ThresholdScan, error) {
+	if err := checkCounts(Counts{TP: nPos, TN: nNeg}); err != nil {
+		return nil, err
+	}
+	if err := checkConf(delta, conf); err != nil {
+		return nil, err
+	}
+	return &ThresholdScan{nPos: nPos, nNeg: nNeg, a: (1 - conf) / 2, delta: delta,
+		fpr: make([]float64, nNeg+1), fnr: make([]float64, nPos+1)}, nil
+}
+
+// At is EpsilonLB(Counts{TP: tp, FN: nPos − tp, FP: fp, TN: nNeg − fp}).Epsilon;
+// it panics on counts outside [0, nPos] × [0, nNeg].
+func (s *ThresholdScan) At(tp, fp int) float64 {
+	fn := s.nPos - tp
+	if s.fpr[fp] == 0 {
+		s.fpr[fp] = ClopperPearsonUpper(fp, s.nNeg, s.a)
+	}
+	if s.fnr[fn] == 0 {
+		s.fnr[fn] = ClopperPearsonUpper(fn, s.nPos, s.a)
+	}
+	return epsilonFromRates(s.fpr[fp], s.fnr[fn], s.delta)
 }
 
 // EpsilonGDP is the GDP-based estimate of Nasr et al. 2023 ("Tight

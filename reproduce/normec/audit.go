@@ -496,6 +496,10 @@ func bestThreshold(pos []float64, posMiss int, neg []float64, negMiss int, conf 
 	// Above the smallest candidate everything is "canary".
 	tp, fp := len(pos), len(neg)
 	best, bestTau, bestGap := -1.0, 0.0, -1.0
+	scan, err := audit.NewThresholdScan(nPos, nNeg, Delta, conf)
+	if err != nil {
+		return bestTau, best
+	}
 	for i := 0; i+1 < len(pts); i++ {
 		if pts[i].pos {
 			tp--
@@ -506,12 +510,8 @@ func bestThreshold(pos []float64, posMiss int, neg []float64, negMiss int, conf 
 		if gap <= 0 {
 			continue
 		}
-		b, err := audit.EpsilonLB(audit.Counts{TP: tp, FN: nPos - tp, FP: fp, TN: nNeg - fp}, Delta, conf)
-		if err != nil {
-			continue
-		}
-		if b.Epsilon > best+1e-12 || (math.Abs(b.Epsilon-best) <= 1e-12 && gap > bestGap) {
-			best, bestTau, bestGap = b.Epsilon, (pts[i].v+pts[i+1].v)/2, gap
+		if e := scan.At(tp, fp); e > best+1e-12 || (math.Abs(e-best) <= 1e-12 && gap > bestGap) {
+			best, bestTau, bestGap = e, (pts[i].v+pts[i+1].v)/2, gap
 		}
 	}
 	return bestTau, best
