@@ -188,3 +188,46 @@ func Run(c Claim, cfg Config) (res Result) {
 	}
 	return res
 }
+
+// RunShared is Run for a registered claim, computed once per process for
+// each (claim ID, Config): a check is a deterministic function of its
+// claim and Config (its random streams are named by Config.Seed and the
+// claim's ID), so the report's claims section and the claim gate
+// (gatetest.Claims), which run the same registered checks with the same
+// Config in one test binary, share one computation. Checks that read a
+// dataset (Needs) run every time: what they read can appear or vanish
+// between calls, and so does a claim whose ID is not registered (a test's
+// own claim). The Result is shared; callers must not modify Values.
+func RunShared(c Claim, cfg Config) Result {
+	mu.Lock()
+	_, registered := claims[c.ID]
+	mu.Unlock()
+	if len(c.Needs) > 0 || !registered {
+		return Run(c, cfg)
+	}
+	key := sharedKey{c.ID, cfg}
+	sharedRuns.mu.Lock()
+	e, ok := sharedRuns.m[key]
+	if !ok {
+		e = &sharedRun{}
+		sharedRuns.m[key] = e
+	}
+	sharedRuns.mu.Unlock()
+	e.once.Do(func() { e.res = Run(c, cfg) })
+	return e.res
+}
+
+type sharedKey struct {
+	id  string
+	cfg Config
+}
+
+type sharedRun struct {
+	once sync.Once
+	res  Result
+}
+
+var sharedRuns = struct {
+	mu sync.Mutex
+	m  map[sharedKey]*sharedRun
+}{m: map[sharedKey]*sharedRun{}}

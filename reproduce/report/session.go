@@ -233,7 +233,7 @@ type claimOutcome struct {
 // the same key could stand for another computation once data arrives.
 func runClaim(c proofs.Claim, seed uint64) claimOutcome {
 	compute := func() (claimOutcome, error) {
-		r := proofs.Run(c, proofs.Config{Seed: seed})
+		r := proofs.RunShared(c, proofs.Config{Seed: seed})
 		return claimOutcome{r.Verdict, r.Evidence}, nil
 	}
 	if len(c.Needs) > 0 {

@@ -57,7 +57,7 @@ func Claims(t *testing.T, paper string) {
 					t.Skip(msg)
 				}
 			}
-			res := proofs.Run(c, cfg)
+			res := proofs.RunShared(c, cfg)
 			out := gate.Outcome(res)
 			got[c.ID] = out
 			if *update {
