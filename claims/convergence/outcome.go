@@ -33,11 +33,7 @@ type Outcome struct {
 // AuditOutcome audits the embedded claim id at seed with the claim's own
 // smoke budget (the budget its golden file records) and summarises it.
 func AuditOutcome(id string, seed uint64) (Outcome, error) {
-	c, err := Load(id)
-	if err != nil {
-		return Outcome{}, err
-	}
-	rep, err := conv.Audit(c, conv.Options{Seed: seed})
+	rep, err := AuditShared(id, seed)
 	if err != nil {
 		return Outcome{}, err
 	}

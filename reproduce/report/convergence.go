@@ -42,13 +42,10 @@ func Convergence(doc *Doc, paper, dir string, seed uint64) string {
 	var failed []string
 	for _, id := range ids {
 		Step("convergence engine: %s", id)
-		c, err := convclaims.Load(id)
+		rep, err := convclaims.AuditShared(id, seed)
 		if err == nil {
-			var rep *conv.Report
-			if rep, err = conv.Audit(c, conv.Options{Seed: seed}); err == nil {
-				reps = append(reps, rep)
-				continue
-			}
+			reps = append(reps, rep)
+			continue
 		}
 		failed = append(failed, fmt.Sprintf("%s: %v", id, err))
 	}
