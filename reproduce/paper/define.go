@@ -221,7 +221,7 @@ func Loading[D, C, X any](load func(d D, c C) (X, error), exec func(ctx context.
 // describeField is the Info of a spec type S that lists its experiments in
 // a slice field Experiments of structs with string fields Name and
 // Description (as every paper's spec does): the experiments in spec
-// order, named and described (runs are counted by Describe). It returns
+// order, named and described (Define counts their runs). It returns
 // nil when S has no such field, and Define then refuses the definition.
 func describeField[S any]() func(s *S) []Experiment {
 	t := reflect.TypeFor[S]()
