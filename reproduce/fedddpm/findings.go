@@ -149,9 +149,7 @@ func (w *reportWriter) findings() []string {
 		out = append(out, fmt.Sprintf("Table IV analogue (a model trained centrally on synthetic aux data): over %d partitions the aux set scores better than both FL models in %d (paper: %d of %d columns), FedDDPM beats the centrally trained model in %d (paper %d of %d) and FedAvg in %d (paper %d of %d).",
 			n, aux, pc.auxBest, pc.n, dd, pc.fedddpmBeatsCentral, pc.n, fa, pc.fedavgBeatsCentral, pc.n))
 	}
-	if s := w.fig8Finding(); s != "" {
-		out = append(out, s)
-	}
+	out = paper.AppendNonEmpty(out, w.fig8Finding())
 	if q := w.quick; q.runs > 0 {
 		s := fmt.Sprintf("QuickTest (FedDDPM+'s stopping test) fired in %d of the tables' %d FedDDPM+ runs", q.fired, q.runs)
 		if q.fired > 0 {
@@ -162,11 +160,7 @@ func (w *reportWriter) findings() []string {
 		}
 		out = append(out, s+".")
 	}
-	if s := w.sensitivityFinding(); s != "" {
-		out = append(out, s)
-	}
-	out = append(out, report.ClaimsFinding("fedddpm", w.claimCounts))
-	return out
+	return paper.AppendNonEmpty(out, w.sensitivityFinding(), report.ClaimsFinding("fedddpm", w.claimCounts))
 }
 
 func (w *reportWriter) fig8Finding() string {

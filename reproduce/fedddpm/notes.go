@@ -33,12 +33,7 @@ func (w *reportWriter) notReproduced(doc *report.Doc) {
 		"Fig. 8 uses our datasets (the paper's uses CIFAR100); its loss is measured on held-out real data with fixed draws.",
 		"Compute-matched baselines (e.g. FedAvg given FedDDPM's extra server epochs) are not run; the compute of every cell is printed instead.",
 	}
-	if s := w.mixtureNote(); s != "" {
-		items = append(items, s)
-	}
-	if s := w.imageRegime(); s != "" {
-		items = append(items, s)
-	}
+	items = paper.AppendNonEmpty(items, w.mixtureNote(), w.imageRegime())
 	items = append(items, notRun(w.s, w.src)...)
 	doc.List(items...)
 }

@@ -1,7 +1,6 @@
 package fedddpm
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
-	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // Gates are the final metrics the golden gate compares: the log of the
@@ -24,18 +22,14 @@ var Gates = []gate.Metric{
 
 func init() {
 	paper.Register(paper.Define(paper.Definition[Spec, RunConfig, *sources]{
-		Name:  "fedddpm",
-		Title: "Federated Learning for Diffusion Models (FedDDPM / FedDDPM+; Peng, Wang, Chen, Rao, Shen)",
-		Specs: specs,
-		Data:  func(o paper.Options, _ *Spec) *sources { return newSources(o.DataDir) },
-		// Missing data are said ("not run: …"), not silently dropped.
-		Expand:  (*Spec).Plan,
-		Present: (*sources).available,
-		NotRun:  func(_ paper.Options, s *Spec, src *sources) []string { return notRun(s, src) },
-		Info:    func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
-		Run: func(ctx context.Context, src *sources, r runner.Run, c RunConfig) (*runner.Outcome, error) {
-			return Execute(ctx, src, c, r.Seed)
-		},
+		Name:       "fedddpm",
+		Title:      "Federated Learning for Diffusion Models (FedDDPM / FedDDPM+; Peng, Wang, Chen, Rao, Shen)",
+		Specs:      specs,
+		Data:       func(o paper.Options, _ *Spec) *sources { return newSources(o.DataDir) },
+		Expand:     (*Spec).Plan,
+		Present:    (*sources).available,
+		NotRun:     notRun,
+		Run:        Execute,
 		Report:     writeReport,
 		Gates:      Gates,
 		Components: components,

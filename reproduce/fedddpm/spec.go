@@ -307,9 +307,6 @@ var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/fedddpm", Validate: (*
 // LoadSpec reads the embedded spec of a scale.
 func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
 
-// info names and describes an experiment for `fedrepro list`.
-func (e Experiment) info() (string, string) { return e.Name, e.Description }
-
 // parsePartition reads "shard" or "dir<α>".
 func parsePartition(p string) (shard bool, alpha float64, err error) {
 	if p == partitionKinds[0] {

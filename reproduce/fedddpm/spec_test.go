@@ -3,7 +3,6 @@ package fedddpm
 import (
 	"bytes"
 	"context"
-	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"image/png"
 	"math"
 	"reflect"
@@ -12,14 +11,13 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
+	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
 )
 
 func TestEmbeddedSpecsDecode(t *testing.T) {
 	for _, scale := range paper.DefaultScales {
-		s, err := LoadSpec(scale)
-		if err != nil {
-			t.Fatalf("%s: %v", scale, err)
-		}
+		s := papertest.Spec(t, LoadSpec, scale)
 		if s.Scale != scale || len(s.Experiments) == 0 {
 			t.Errorf("%s: scale %q, %d experiments", scale, s.Scale, len(s.Experiments))
 		}
@@ -81,10 +79,7 @@ func TestParsePartition(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
-	s, err := LoadSpec("default")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := papertest.Spec(t, LoadSpec, "default")
 	count := func(avail func(string) bool) map[string]int {
 		runs, err := s.Plan(avail)
 		if err != nil {
@@ -120,10 +115,7 @@ func TestPlan(t *testing.T) {
 }
 
 func TestNotRun(t *testing.T) {
-	s, err := LoadSpec("default")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := papertest.Spec(t, LoadSpec, "default")
 	src := newSources(t.TempDir())
 	lines := notRun(s, src)
 	for _, want := range []string{"mnist", "cifar10", "cifar100"} {
@@ -235,14 +227,7 @@ func TestStratified(t *testing.T) {
 
 // A tiny run of every kind is reproducible and its compute adds up.
 func TestExecuteDeterministic(t *testing.T) {
-	s, err := LoadSpec("smoke")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := s.Plan(func(src string) bool { return src == "mixture" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, runs := papertest.Plan(t, LoadSpec, "smoke", (*Spec).Plan, func(src string) bool { return src == "mixture" })
 	want := map[string]bool{"tables/mixture/shard/p0.3/fedddpm+": true, "table4/mixture/shard/central": true, "fig8/mixture/dir0.1/p0.3/localaug": true}
 	for _, r := range runs {
 		if !want[r.Experiment+"/"+r.Cell] || r.Seed != 1 {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
@@ -62,11 +63,7 @@ func (w *reportWriter) findings() []string {
 	if w.t3.rows > 0 {
 		out = append(out, fmt.Sprintf("Table III (DP-SGD, DP-Adam, DP-AdaGrad): the gain of WAV's noise grows monotonically with σ in %d of %d optimizer rows (paper: %d of %d).", w.t3.grows, w.t3.rows, w.t3.paperGrows, w.t3.paperRows))
 	}
-	if s := w.auditFinding(); s != "" {
-		out = append(out, s)
-	}
-	out = append(out, report.ClaimsFinding("haar", w.claimCounts))
-	return out
+	return paper.AppendNonEmpty(out, w.auditFinding(), report.ClaimsFinding("haar", w.claimCounts))
 }
 
 // calibrationFinding is the opening sentence: WAV against vanilla on the
@@ -208,17 +205,9 @@ func (w *reportWriter) auditFinding() string {
 	return "Audits (`fedrepro audit --paper haar`): " + strings.Join(parts, "; ") + "."
 }
 
-func fmtEps(e float64) string {
-	switch {
-	case math.IsInf(e, 1):
-		return "∞"
-	case math.IsNaN(e):
-		return "—"
-	case e >= 1000:
-		return fmt.Sprintf("%.2g", e)
-	}
-	return fmt.Sprintf("%.3g", e)
-}
+// fmtEps prints an ε in the findings and tables: three significant
+// digits, two from 1000 on.
+var fmtEps = paper.EpsFormat{Large: 1000, LargeVerb: "%.2g", Verb: "%.3g"}.Format
 
 // The paper, as the reports cite it: its title and public address (arXiv
 // 2503.21154).

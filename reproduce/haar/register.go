@@ -1,7 +1,6 @@
 package haar
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,29 +9,22 @@ import (
 	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
-	"github.com/fedrepro/fedrepro/reproduce/runner"
 
 	_ "github.com/fedrepro/fedrepro/proofs/haar" // registers the claim checks the report runs
 )
 
 func init() {
 	paper.Register(paper.Define(paper.Definition[Spec, RunConfig, *imageSets]{
-		Name:  "haar",
-		Title: "Federated Learning with Differential Privacy: An Utility-Enhanced Approach (Haar-wavelet DP-FL; Ranaweera et al.)",
-		Specs: specs,
-		Data:  func(o paper.Options, _ *Spec) *imageSets { return newImageSets(o.DataDir) },
-		// The missing datasets are said ("not run: …"), not silently dropped.
+		Name:    "haar",
+		Title:   "Federated Learning with Differential Privacy: An Utility-Enhanced Approach (Haar-wavelet DP-FL; Ranaweera et al.)",
+		Specs:   specs,
+		Data:    func(o paper.Options, _ *Spec) *imageSets { return newImageSets(o.DataDir) },
 		Expand:  (*Spec).Plan,
 		Present: (*imageSets).available,
-		NotRun:  func(_ paper.Options, s *Spec, sets *imageSets) []string { return notRun(s, sets) },
-		Info:    func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
-		Run: func(ctx context.Context, sets *imageSets, r runner.Run, c RunConfig) (*runner.Outcome, error) {
-			set, err := sets.load(c.Dataset, c.Data.Pool)
-			if err != nil {
-				return nil, err
-			}
-			return Execute(ctx, set, c, r.Seed)
-		},
+		NotRun:  notRun,
+		Run: paper.Loading(func(sets *imageSets, c RunConfig) (*imageSet, error) {
+			return sets.load(c.Dataset, c.Data.Pool)
+		}, Execute),
 		Report:   writeReport,
 		Cost:     runCost,
 		CostRate: costRate,

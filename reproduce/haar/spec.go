@@ -142,9 +142,6 @@ var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/haar", Validate: (*Spe
 // LoadSpec reads the embedded spec of a scale.
 func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
 
-// info names and describes an experiment for `fedrepro list`.
-func (e Experiment) info() (string, string) { return e.Name, e.Description }
-
 // The names a spec may use. They are the registry of the reproduction's
 // code paths: validation, execution and the coverage list (components)
 // all read them, so a name is never typed twice.

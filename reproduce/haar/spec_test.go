@@ -1,46 +1,45 @@
 package haar
 
 import (
-	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"strings"
 	"testing"
 
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"github.com/fedrepro/fedrepro/algorithms/dpfl"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
+	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
 )
 
 func TestSpecsPlan(t *testing.T) {
 	for _, scale := range paper.DefaultScales {
-		s, err := LoadSpec(scale)
-		if err != nil {
-			t.Fatalf("%s: %v", scale, err)
-		}
-		runs, err := s.Plan(func(string) bool { return true })
-		if err != nil || len(runs) == 0 {
-			t.Fatalf("%s: %d runs, %v", scale, len(runs), err)
-		}
-		cells := map[string]int{}
-		for _, r := range runs {
-			if err := r.Validate(); err != nil {
-				t.Errorf("%s: %v", scale, err)
+		t.Run(scale, func(t *testing.T) {
+			s, runs := papertest.Plan(t, LoadSpec, scale, (*Spec).Plan, papertest.Everything)
+			if len(runs) == 0 {
+				t.Fatal("no run planned")
 			}
-			if _, err := r.ConfigHash(); err != nil {
-				t.Errorf("%s: %v", scale, err)
+			cells := map[string]int{}
+			for _, r := range runs {
+				if err := r.Validate(); err != nil {
+					t.Error(err)
+				}
+				if _, err := r.ConfigHash(); err != nil {
+					t.Error(err)
+				}
+				cells[r.Experiment+"/"+r.Cell]++
 			}
-			cells[r.Experiment+"/"+r.Cell]++
-		}
-		for c, n := range cells {
-			if n < 4 {
-				t.Errorf("%s: cell %s has %d seeds; the gate's U test needs ≥ 4", scale, c, n)
+			for c, n := range cells {
+				if n < 4 {
+					t.Errorf("cell %s has %d seeds; the gate's U test needs ≥ 4", c, n)
+				}
 			}
-		}
-		// Missing datasets drop their runs instead of failing.
-		only, _ := s.Plan(func(ds string) bool { return ds == "fashion_mnist" })
-		for _, r := range only {
-			if !strings.HasPrefix(r.Cell, "fashion_mnist/") {
-				t.Errorf("%s: run %s planned without its data", scale, r.ID())
+			// Missing datasets drop their runs instead of failing.
+			only, _ := s.Plan(func(ds string) bool { return ds == "fashion_mnist" })
+			for _, r := range only {
+				if !strings.HasPrefix(r.Cell, "fashion_mnist/") {
+					t.Errorf("run %s planned without its data", r.ID())
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -78,14 +77,7 @@ func TestSpecStrict(t *testing.T) {
 // The ledger is rebuilt from the run's configuration as the DP-SGD client
 // fills it: Rounds·Epochs·⌈n/L⌉ releases at q = L/n.
 func TestSmokeReachesHighRDPOrders(t *testing.T) {
-	s, err := LoadSpec("smoke")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := s.Plan(func(string) bool { return true })
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, runs := papertest.Plan(t, LoadSpec, "smoke", (*Spec).Plan, papertest.Everything)
 	best := 0.0
 	for _, r := range runs {
 		c := r.Config.(RunConfig)

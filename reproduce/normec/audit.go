@@ -24,6 +24,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	alg "github.com/fedrepro/fedrepro/algorithms/normec"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
 const paperID = "normec"
@@ -46,12 +47,10 @@ var (
 )
 
 func init() {
-	audit.Register(audit.Entry{Paper: paperID, ID: "formula-epsilon",
-		Title: "ε bought by the experiments' noise p·β·√(K·ln(1/δ))/ε (K = 300, target ε = 8, δ = 1e-5), and the σ and c that ε = 8 needs",
-		Run:   runFormulaEpsilon})
-	audit.Register(audit.Entry{Paper: paperID, ID: "one-round-distinguisher",
-		Title: "Empirical lower bound on ε from one round of the per-client mechanism (normalized message + noise) on a worst-case pair",
-		Run:   runDistinguisher})
+	paper.RegisterAudits(paperID, []audit.Entry{
+		{ID: "formula-epsilon", Title: "ε bought by the experiments' noise p·β·√(K·ln(1/δ))/ε (K = 300, target ε = 8, δ = 1e-5), and the σ and c that ε = 8 needs", Run: runFormulaEpsilon},
+		{ID: "one-round-distinguisher", Title: "Empirical lower bound on ε from one round of the per-client mechanism (normalized message + noise) on a worst-case pair", Run: runDistinguisher},
+	})
 }
 
 // formulaColumns are the fields of a formula-epsilon row:

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
@@ -80,9 +81,7 @@ func (w *reportWriter) findings(withChecks bool) []string {
 		out = append(out, fmt.Sprintf("Privacy of the runs: the paper's noise formula buys ε between %s and %s at this scale's %d rounds (the tightest sound bound: amplified RDP with q = p, or the visible-participation exact ε where smaller, δ = %g), not the ε = %g the paper states.",
 			fmtEps(lo), fmtEps(hi), w.s.Training.Rounds, w.s.Privacy.Delta, w.s.Privacy.Epsilon))
 	}
-	if s := w.auditFinding(); s != "" {
-		out = append(out, s)
-	}
+	out = paper.AppendNonEmpty(out, w.auditFinding())
 	if withChecks {
 		out = append(out, report.ClaimsFinding(paperID, w.claimCounts))
 	}

@@ -28,19 +28,15 @@ func init() {
 		Title: "First Provable Guarantees for Practical Private FL: Beyond Restrictive Assumptions (Fed-α-NormEC; Shulgin, Malinovsky, Khirirat, Richtárik)",
 		Specs: specs,
 		Data:  func(o paper.Options, _ *Spec) *sources { return newSources(o.DataDir) },
-		// Absent datasets are noted (and listed in the report), not
-		// silently dropped.
+		// Absent datasets are also listed in the report.
 		Expand:  (*Spec).Plan,
 		Present: (*sources).available,
-		NotRun:  func(_ paper.Options, s *Spec, src *sources) []string { return notRun(s, src) },
-		Info:    func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
-		Run: func(ctx context.Context, src *sources, r runner.Run, c RunConfig) (*runner.Outcome, error) {
-			p, err := src.load(c.Dataset, c.Data.Pool)
-			if err != nil {
-				return nil, err
-			}
-			return Execute(ctx, p.train, p.test, c, r.Seed)
-		},
+		NotRun:  notRun,
+		Run: paper.Loading(func(src *sources, c RunConfig) (*prepared, error) {
+			return src.load(c.Dataset, c.Data.Pool)
+		}, func(ctx context.Context, p *prepared, c RunConfig, seed uint64) (*runner.Outcome, error) {
+			return Execute(ctx, p.train, p.test, c, seed)
+		}),
 		Report:     writeReport,
 		Gates:      Gates,
 		Components: components,

@@ -294,17 +294,9 @@ func (w *reportWriter) privacy(doc *report.Doc) {
 	doc.P("%s", txt)
 }
 
-func fmtEps(v float64) string {
-	switch {
-	case math.IsInf(v, 1):
-		return "∞"
-	case math.IsNaN(v):
-		return "—"
-	case v >= 1e4:
-		return fmt.Sprintf("%.3g", v)
-	}
-	return fmt.Sprintf("%.2f", v)
-}
+// fmtEps prints an ε in the report: two decimals, three significant
+// digits from 10⁴ on.
+var fmtEps = paper.EpsFormat{Large: 1e4, LargeVerb: "%.3g", Verb: "%.2f"}.Format
 
 // params is the model dimension recorded in a group's results (0 when
 // unknown).

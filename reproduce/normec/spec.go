@@ -228,9 +228,6 @@ var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/normec", Validate: (*S
 // LoadSpec reads the embedded spec of a scale.
 func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
 
-// info names and describes an experiment for `fedrepro list`.
-func (e Experiment) info() (string, string) { return e.Name, e.Description }
-
 func contains[T comparable](xs []T, x T) bool {
 	for _, v := range xs {
 		if v == x {

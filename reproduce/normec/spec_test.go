@@ -1,53 +1,48 @@
 package normec
 
 import (
-	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"strings"
 	"testing"
 
 	"github.com/fedrepro/fedrepro/reproduce/gate"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
+	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
 )
 
 func TestSpecsDecodeAndPlan(t *testing.T) {
-	all := func(string) bool { return true }
 	fmnist := func(ds string) bool { return ds == "fashion-mnist" }
 	for _, scale := range paper.DefaultScales {
-		s, err := LoadSpec(scale)
-		if err != nil {
-			t.Fatalf("%s: %v", scale, err)
-		}
-		runs, err := s.Plan(all)
-		if err != nil {
-			t.Fatal(err)
-		}
-		some, _ := s.Plan(fmnist)
-		if len(runs) == 0 || 2*len(some) != len(runs) {
-			t.Errorf("%s: %d runs with every dataset, %d with Fashion-MNIST only (want half)", scale, len(runs), len(some))
-		}
-		seeds := map[string]map[uint64]bool{}
-		for _, r := range runs {
-			if err := r.Validate(); err != nil {
-				t.Fatal(err)
+		t.Run(scale, func(t *testing.T) {
+			s, runs := papertest.Plan(t, LoadSpec, scale, (*Spec).Plan, papertest.Everything)
+			some, _ := s.Plan(fmnist)
+			if len(runs) == 0 || 2*len(some) != len(runs) {
+				t.Errorf("%d runs with every dataset, %d with Fashion-MNIST only (want half)", len(runs), len(some))
 			}
-			c := r.Config.(RunConfig)
-			if c.Gate {
-				if seeds[r.Cell] == nil {
-					seeds[r.Cell] = map[uint64]bool{}
+			seeds := map[string]map[uint64]bool{}
+			for _, r := range runs {
+				if err := r.Validate(); err != nil {
+					t.Fatal(err)
 				}
-				seeds[r.Cell][r.Seed] = true
+				c := r.Config.(RunConfig)
+				if c.Gate {
+					if seeds[r.Cell] == nil {
+						seeds[r.Cell] = map[uint64]bool{}
+					}
+					seeds[r.Cell][r.Seed] = true
+				}
+				if c.Noise == "formula" && !(c.Sigma > 0) || c.Noise == "none" && c.Sigma != 0 {
+					t.Errorf("%s: noise %s with σ = %v", r.ID(), c.Noise, c.Sigma)
+				}
 			}
-			if c.Noise == "formula" && !(c.Sigma > 0) || c.Noise == "none" && c.Sigma != 0 {
-				t.Errorf("%s: noise %s with σ = %v", r.ID(), c.Noise, c.Sigma)
+			if len(seeds) == 0 {
+				t.Error("no gated cell")
 			}
-		}
-		if len(seeds) == 0 {
-			t.Errorf("%s: no gated cell", scale)
-		}
-		for cell, ss := range seeds {
-			if len(ss) < gate.MinSeeds {
-				t.Errorf("%s: gated cell %s has %d seeds, the review tier wants %d", scale, cell, len(ss), gate.MinSeeds)
+			for cell, ss := range seeds {
+				if len(ss) < gate.MinSeeds {
+					t.Errorf("gated cell %s has %d seeds, the review tier wants %d", cell, len(ss), gate.MinSeeds)
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -112,14 +107,7 @@ func TestNoiseSigma(t *testing.T) {
 // overrides reach its runs and label their cells, and leave the other
 // experiments' runs on the spec's protocol.
 func TestVariantCells(t *testing.T) {
-	s, err := LoadSpec("smoke")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runs, err := s.Plan(func(ds string) bool { return ds == "fashion-mnist" })
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, runs := papertest.Plan(t, LoadSpec, "smoke", (*Spec).Plan, func(ds string) bool { return ds == "fashion-mnist" })
 	seen := map[string]bool{}
 	for _, r := range runs {
 		c := r.Config.(RunConfig)

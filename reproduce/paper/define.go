@@ -3,6 +3,7 @@ package paper
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
@@ -34,12 +35,18 @@ type Definition[S, C, D any] struct {
 	// loaded until a run asks.
 	Data func(o Options, s *S) D
 	// Plan expands the spec over the data present; NotRun says, one line
-	// each ("not run: …"), what was left out for missing data (and any
-	// other note the plan gives the user).
+	// each ("not run: …"), what was left out for missing data, and Notes
+	// any other note the plan gives the user for the options asked (either
+	// nil: none). A paper that reads data says what is missing rather than
+	// silently dropping it.
 	Plan   func(s *S, d D) ([]runner.Run, error)
-	NotRun func(o Options, s *S, d D) []string
+	NotRun func(s *S, d D) []string
+	Notes  func(o Options, s *S, d D) []string
 	// All expands the spec as if every dataset were present and Info
-	// names and describes its experiments (for `fedrepro list`).
+	// names and describes its experiments (for `fedrepro list`). Info may
+	// be nil when S lists its experiments in a field Experiments whose
+	// elements have string fields Name and Description, as every spec
+	// does: Define then reads them (describeField).
 	All  func(s *S) ([]runner.Run, error)
 	Info func(s *S) []Experiment
 	// Expand and Present stand in for Plan and All when the spec expands
@@ -49,8 +56,9 @@ type Definition[S, C, D any] struct {
 	// source and dataset) sets Plan and All itself.
 	Expand  func(s *S, present func(name string) bool) ([]runner.Run, error)
 	Present func(d D, name string) bool
-	// Run executes one run.
-	Run func(ctx context.Context, d D, r runner.Run, c C) (*runner.Outcome, error)
+	// Run executes one run: configuration c with the run's seed (Loading
+	// builds it from a loader of the run's data and an executor of it).
+	Run func(ctx context.Context, d D, c C, seed uint64) (*runner.Outcome, error)
 	// Report writes reports/<paper>/ from the plan's spec and data and the
 	// results of every planned run.
 	Report func(o Options, s *S, d D, results []*runner.Result) error
@@ -85,8 +93,11 @@ func Define[S, C, D any](d Definition[S, C, D]) *Paper {
 			d.All = func(s *S) ([]runner.Run, error) { return d.Expand(s, func(string) bool { return true }) }
 		}
 	}
+	if d.Info == nil {
+		d.Info = describeField[S]()
+	}
 	if d.Plan == nil || d.All == nil || d.Data == nil || d.Run == nil || d.Report == nil || d.Info == nil {
-		panic(fmt.Sprintf("paper %q: a Definition needs Data, Plan and All (or Expand and Present), Info, Run and Report", d.Name))
+		panic(fmt.Sprintf("paper %q: a Definition needs Data, Plan and All (or Expand and Present), Info (or a spec field Experiments of named and described experiments), Run and Report", d.Name))
 	}
 	p := &Paper{
 		Name: d.Name, Title: d.Title, Scales: d.Scales, DefaultScale: d.DefaultScale,
@@ -106,10 +117,15 @@ func Define[S, C, D any](d Definition[S, C, D]) *Paper {
 		}
 		src := d.Data(o, s)
 		pl := &Planned{Spec: s, Data: src}
+		var notes []string
 		if d.NotRun != nil {
-			for _, n := range d.NotRun(o, s, src) {
-				pl.Notes = append(pl.Notes, d.Name+": "+n)
-			}
+			notes = d.NotRun(s, src)
+		}
+		if d.Notes != nil {
+			notes = append(notes, d.Notes(o, s, src)...)
+		}
+		for _, n := range notes {
+			pl.Notes = append(pl.Notes, d.Name+": "+n)
 		}
 		if pl.Runs, err = d.Plan(s, src); err != nil {
 			return nil, err
@@ -126,7 +142,7 @@ func Define[S, C, D any](d Definition[S, C, D]) *Paper {
 			if err != nil {
 				return nil, err
 			}
-			return d.Run(ctx, src, r, c)
+			return d.Run(ctx, src, c, r.Seed)
 		}, nil
 	}
 	p.Report = func(o Options, pl *Planned, results []*runner.Result) error {
@@ -186,4 +202,49 @@ func configOf[C any](r runner.Run) (C, error) {
 		return c, nil
 	}
 	return ConfigOf[C](&runner.Result{Run: r})
+}
+
+// Loading is the Run of a paper whose runs read data: load finds the data
+// a configuration names in the paper's data source (loaded once per
+// process, as the source memoises it) and exec runs the configuration on
+// them with the run's seed. A load error fails the run before it starts.
+func Loading[D, C, X any](load func(d D, c C) (X, error), exec func(ctx context.Context, x X, c C, seed uint64) (*runner.Outcome, error)) func(context.Context, D, C, uint64) (*runner.Outcome, error) {
+	return func(ctx context.Context, d D, c C, seed uint64) (*runner.Outcome, error) {
+		x, err := load(d, c)
+		if err != nil {
+			return nil, err
+		}
+		return exec(ctx, x, c, seed)
+	}
+}
+
+// describeField is the Info of a spec type S that lists its experiments in
+// a slice field Experiments of structs with string fields Name and
+// Description (as every paper's spec does): the experiments in spec
+// order, named and described (Define counts their runs). It returns
+// nil when S has no such field, and Define then refuses the definition.
+func describeField[S any]() func(s *S) []Experiment {
+	t := reflect.TypeFor[S]()
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	f, ok := t.FieldByName("Experiments")
+	if !ok || f.Type.Kind() != reflect.Slice || f.Type.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	e := f.Type.Elem()
+	for _, name := range []string{"Name", "Description"} {
+		if g, ok := e.FieldByName(name); !ok || g.Type.Kind() != reflect.String {
+			return nil
+		}
+	}
+	return func(s *S) []Experiment {
+		exps := reflect.ValueOf(s).Elem().FieldByIndex(f.Index)
+		out := make([]Experiment, exps.Len())
+		for i := range out {
+			x := exps.Index(i)
+			out[i] = Experiment{Name: x.FieldByName("Name").String(), Description: x.FieldByName("Description").String()}
+		}
+		return out
+	}
 }

@@ -57,20 +57,23 @@ func defPaper(t *testing.T, decodes *atomic.Int64) *Paper {
 			}
 			return runs, nil
 		},
-		NotRun: func(_ Options, s *defSpec, d *defSource) []string {
+		NotRun: func(s *defSpec, d *defSource) []string {
 			var out []string
 			for k := range d.absent {
 				out = append(out, fmt.Sprintf("not run: steps=%d (no data)", k))
 			}
 			return out
 		},
+		Notes: func(o Options, _ *defSpec, _ *defSource) []string {
+			return []string{fmt.Sprintf("asked for scale %s", o.Scale)}
+		},
 		All:  func(s *defSpec) ([]runner.Run, error) { return nil, nil },
 		Info: func(s *defSpec) []Experiment { return []Experiment{{Name: "walk"}} },
-		Run: func(_ context.Context, d *defSource, r runner.Run, c defConfig) (*runner.Outcome, error) {
+		Run: func(_ context.Context, d *defSource, c defConfig, seed uint64) (*runner.Outcome, error) {
 			if d != src {
 				t.Error("a run got another data source than the plan's")
 			}
-			return &runner.Outcome{Final: runner.Metrics{"x": float64(c.Steps * int(r.Seed))}}, nil
+			return &runner.Outcome{Final: runner.Metrics{"x": float64(c.Steps * int(seed))}}, nil
 		},
 		Report: func(o Options, s *defSpec, d *defSource, results []*runner.Result) error {
 			if s != planned || d != src {
@@ -107,8 +110,8 @@ func TestDefineOnePlanPerCommand(t *testing.T) {
 	if sum.Ran != 4 {
 		t.Errorf("ran %d runs, want 4 (steps 7 has no data)", sum.Ran)
 	}
-	if c := strings.Count(log.String(), "def: not run: steps=7 (no data)"); c != 1 {
-		t.Errorf("the note was said %d times, want once:\n%s", c, log.String())
+	if c := strings.Count(log.String(), "def: not run: steps=7 (no data)\ndef: asked for scale smoke\n"); c != 1 {
+		t.Errorf("the notes (NotRun's, then Notes') were said %d times, want once:\n%s", c, log.String())
 	}
 	b, err := os.ReadFile(filepath.Join(o.ReportsDir, "def", "README.md"))
 	if err != nil || string(b) != "4 results\n" {
@@ -159,7 +162,7 @@ func TestDefineExpandPresent(t *testing.T) {
 			return !d.absent[k]
 		},
 		Info:   func(*defSpec) []Experiment { return []Experiment{{Name: "walk"}} },
-		Run:    func(context.Context, *defSource, runner.Run, defConfig) (*runner.Outcome, error) { return nil, nil },
+		Run:    func(context.Context, *defSource, defConfig, uint64) (*runner.Outcome, error) { return nil, nil },
 		Report: func(Options, *defSpec, *defSource, []*runner.Result) error { return nil },
 	}
 	p := Define(def)
@@ -188,4 +191,105 @@ func TestDefineExpandPresent(t *testing.T) {
 		}
 	}()
 	Define(def)
+}
+
+// infoSpec lists its experiments as every paper's spec does, so Define
+// derives Info from the field; badInfoSpec's experiments have no
+// Description, so a definition of it without Info is refused.
+type infoSpec struct {
+	SpecHeader  `yaml:",inline"`
+	Experiments []struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+		Steps       []int  `yaml:"steps"`
+	} `yaml:"experiments"`
+}
+
+type badInfoSpec struct {
+	SpecHeader  `yaml:",inline"`
+	Experiments []struct {
+		Name string `yaml:"name"`
+	} `yaml:"experiments"`
+}
+
+// TestDefineDerivedInfo checks the Info Define reads from a spec's
+// Experiments field: every experiment in spec order, with its name,
+// description and planned run count; and that a spec without a described
+// Experiments field and no Info is refused at registration.
+func TestDefineDerivedInfo(t *testing.T) {
+	fsys := fstest.MapFS{"specs/smoke.yaml": {Data: []byte("paper: inf\nscale: smoke\nseeds: [1]\nexperiments:\n" +
+		"  - {name: b, description: second listed first, steps: [1, 2]}\n  - {name: a, description: the other, steps: [3]}\n")}}
+	p := Define(Definition[infoSpec, defConfig, *defSource]{
+		Name:  "inf",
+		Specs: Specs[infoSpec]{FS: fsys, Dir: "reproduce/inf", Validate: func(*infoSpec) error { return nil }},
+		Data:  func(Options, *infoSpec) *defSource { return &defSource{} },
+		Expand: func(s *infoSpec, present func(string) bool) ([]runner.Run, error) {
+			var runs []runner.Run
+			for _, e := range s.Experiments {
+				for _, k := range e.Steps {
+					runs = append(runs, runner.Run{Paper: "inf", Experiment: e.Name, Cell: fmt.Sprint(k), Seed: 1, Config: defConfig{k}})
+				}
+			}
+			return runs, nil
+		},
+		Present: func(*defSource, string) bool { return true },
+		Run:     func(context.Context, *defSource, defConfig, uint64) (*runner.Outcome, error) { return nil, nil },
+		Report:  func(Options, *infoSpec, *defSource, []*runner.Result) error { return nil },
+	})
+	exps, err := p.Describe("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Experiment{{"b", "second listed first", 2}, {"a", "the other", 1}}
+	if fmt.Sprint(exps) != fmt.Sprint(want) {
+		t.Errorf("described %+v, want %+v", exps, want)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a spec whose experiments have no Description was accepted without Info")
+		}
+	}()
+	Define(Definition[badInfoSpec, defConfig, *defSource]{
+		Name:     "bad",
+		Data:     func(Options, *badInfoSpec) *defSource { return &defSource{} },
+		Plan:     func(*badInfoSpec, *defSource) ([]runner.Run, error) { return nil, nil },
+		All:      func(*badInfoSpec) ([]runner.Run, error) { return nil, nil },
+		Run:      func(context.Context, *defSource, defConfig, uint64) (*runner.Outcome, error) { return nil, nil },
+		Report:   func(Options, *badInfoSpec, *defSource, []*runner.Result) error { return nil },
+		Specs:    Specs[badInfoSpec]{Validate: func(*badInfoSpec) error { return nil }},
+		Scales:   []string{"smoke"},
+		NotRun:   func(*badInfoSpec, *defSource) []string { return nil },
+		CostRate: 1,
+	})
+}
+
+// TestLoading checks the Run that Loading builds: the executor gets what
+// the loader found for the configuration, with the run's seed, and a
+// loader error fails the run without executing it.
+func TestLoading(t *testing.T) {
+	var executed int
+	run := Loading(func(d *defSource, c defConfig) (int, error) {
+		if d.absent[c.Steps] {
+			return 0, fmt.Errorf("steps=%d: no data", c.Steps)
+		}
+		return 10 * c.Steps, nil
+	}, func(_ context.Context, x int, c defConfig, seed uint64) (*runner.Outcome, error) {
+		executed++
+		return &runner.Outcome{Final: runner.Metrics{"x": float64(x), "seed": float64(seed)}}, nil
+	})
+	src := &defSource{absent: map[int]bool{5: true}}
+	for _, tc := range []struct {
+		steps   int
+		wantX   float64
+		wantErr bool
+	}{{3, 30, false}, {5, 0, true}, {7, 70, false}} {
+		executed = 0
+		out, err := run(context.Background(), src, defConfig{tc.steps}, 9)
+		switch {
+		case tc.wantErr && (err == nil || executed != 0):
+			t.Errorf("steps=%d: err %v after %d executions, want the load error and none", tc.steps, err, executed)
+		case !tc.wantErr && (err != nil || out.Final["x"] != tc.wantX || out.Final["seed"] != 9):
+			t.Errorf("steps=%d: %+v, %v; want x=%g with seed 9", tc.steps, out, err, tc.wantX)
+		}
+	}
 }

@@ -94,11 +94,10 @@ func TestSpecsAndDescribe(t *testing.T) {
 	if _, err := specs.Decode("x.yaml", []byte("scale: smoke\nrate: 0\n"), "smoke"); err == nil || !strings.Contains(err.Error(), "x.yaml: rate must be > 0") {
 		t.Errorf("Decode of an invalid spec: %v", err)
 	}
-	type exp struct{ n, d string }
 	runs := []runner.Run{{Experiment: "b"}, {Experiment: "b"}}
-	got := Describe([]exp{{"a", "first"}, {"b", "second"}}, func(e exp) (string, string) { return e.n, e.d }, runs)
+	got := CountRuns([]Experiment{{Name: "a", Description: "first"}, {Name: "b", Description: "second"}}, runs)
 	if len(got) != 2 || got[0] != (Experiment{Name: "a", Description: "first"}) || got[1] != (Experiment{Name: "b", Description: "second", Runs: 2}) {
-		t.Errorf("Describe: %+v", got)
+		t.Errorf("CountRuns: %+v", got)
 	}
 }
 

@@ -157,13 +157,3 @@ func (l Specs[S]) Load(scale string) (*S, error) { return l.For(Options{Scale: s
 func (l Specs[S]) Decode(name string, b []byte, scale string) (*S, error) {
 	return DecodeSpec(name, b, scale, l.Validate, scaleOf(l.ScaleOf))
 }
-
-// Describe lists a spec's experiments, named and described by info, with
-// the number of runs planned for each (for `fedrepro list`).
-func Describe[E any](exps []E, info func(E) (name, description string), runs []runner.Run) []Experiment {
-	out := make([]Experiment, len(exps))
-	for i, e := range exps {
-		out[i].Name, out[i].Description = info(e)
-	}
-	return CountRuns(out, runs)
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
@@ -134,15 +135,11 @@ func (w *reportWriter) findings() []string {
 	if len(rest) > 0 {
 		out = append(out, "Upcycled's wins over its baseline in the other settings: "+strings.Join(rest, "; ")+".")
 	}
-	if s := w.modeFinding(); s != "" {
-		out = append(out, s)
-	}
+	out = paper.AppendNonEmpty(out, w.modeFinding())
 	for _, g := range w.dataGaps {
 		out = append(out, fmt.Sprintf("Generated data (Table %s; a fresh draw, not the paper's data, so not marked against it): %s", g.table, g.sentence))
 	}
-	if s := w.privateFinding(); s != "" {
-		out = append(out, s)
-	}
+	out = paper.AppendNonEmpty(out, w.privateFinding())
 	if len(w.cpuRatios) > 0 {
 		lo, hi := minMax(w.cpuRatios)
 		s := fmt.Sprintf("Cost (Table 5, Syn(iid), output perturbation, equal iterations): Upcycled's CPU time is %.2f–%.2f× its baseline's over %d methods", lo, hi, len(w.cpuRatios))
@@ -152,11 +149,7 @@ func (w *reportWriter) findings() []string {
 		}
 		out = append(out, s+".")
 	}
-	if s := w.privacyFinding(); s != "" {
-		out = append(out, s)
-	}
-	out = append(out, report.ClaimsFinding("upcycled", w.claimCounts))
-	return out
+	return paper.AppendNonEmpty(out, w.privacyFinding(), report.ClaimsFinding("upcycled", w.claimCounts))
 }
 
 // modeFinding says, per table run in both modes on the released data with

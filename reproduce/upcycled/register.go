@@ -1,12 +1,12 @@
 package upcycled
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
 
+	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/reproduce/datasets"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
@@ -19,19 +19,14 @@ func init() {
 		Title: "Federated Learning with Reduced Information Leakage and Computation (Upcycled-FL; Yin et al., TMLR 2024)",
 		Specs: specs,
 		Data:  func(o paper.Options, s *Spec) *sources { return newSourcesFor(o, s.GeneratorSeed) },
-		// Missing sources are said (and listed by the report), not
-		// silently dropped.
+		// Missing sources are also listed by the report.
 		Plan:   func(s *Spec, src *sources) ([]runner.Run, error) { return s.Plan(src.available) },
-		NotRun: notes,
+		NotRun: notRun,
+		Notes:  fallbackNotes,
 		All:    func(s *Spec) ([]runner.Run, error) { return s.Plan(func(string, string) bool { return true }) },
-		Info:   func(s *Spec) []paper.Experiment { return paper.Describe(s.Experiments, Experiment.info, nil) },
-		Run: func(ctx context.Context, src *sources, r runner.Run, c RunConfig) (*runner.Outcome, error) {
-			fed, err := src.load(c.Source, c.Dataset)
-			if err != nil {
-				return nil, err
-			}
-			return Execute(ctx, fed, c, r.Seed)
-		},
+		Run: paper.Loading(func(src *sources, c RunConfig) (*data.Federated, error) {
+			return src.load(c.Source, c.Dataset)
+		}, Execute),
 		Report:     writeReport,
 		Cost:       runCost,
 		CostRate:   costRate,
@@ -49,12 +44,10 @@ func init() {
 	}))
 }
 
-// notes are the plan's notes: the (experiment, source, dataset)
-// combinations skipped for missing data, then, for the released datasets
-// the asked experiments read, each project copy used in place of a
-// --data-dir that lacks it.
-func notes(o paper.Options, s *Spec, src *sources) []string {
-	out := notRun(s, src)
+// fallbackNotes are the plan's notes after notRun's: for the released
+// datasets the asked experiments read, each project copy used in place of
+// a --data-dir that lacks it.
+func fallbackNotes(o paper.Options, s *Spec, src *sources) []string {
 	var released []string
 	seen := map[string]bool{}
 	for _, e := range s.Experiments {
@@ -71,7 +64,7 @@ func notes(o paper.Options, s *Spec, src *sources) []string {
 		}
 	}
 	sort.Strings(released)
-	return append(out, src.fallbacks(released)...)
+	return src.fallbacks(released)
 }
 
 // notRun lists the (experiment, source, dataset) combinations skipped for

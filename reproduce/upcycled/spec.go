@@ -133,9 +133,6 @@ var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/upcycled", Validate: (
 // LoadSpec reads the embedded spec of a scale.
 func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
 
-// info names and describes an experiment for `fedrepro list`.
-func (e Experiment) info() (string, string) { return e.Name, e.Description }
-
 var knownDatasets = map[string]bool{"syn_iid": true, "syn_0_0": true, "syn_0.5_0.5": true, "syn_1_1": true, "femnist": true}
 
 func (s *Spec) validate() error {

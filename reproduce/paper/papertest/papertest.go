@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 // AuditTable checks the row contract every audit table keeps, whatever the
@@ -46,3 +47,31 @@ func AuditTableExact(t testing.TB, tab audit.Table) {
 		}
 	}
 }
+
+// Spec is the embedded spec of a scale, read with the paper's LoadSpec;
+// an error fails the test (every embedded spec must decode and validate).
+func Spec[S any](t testing.TB, load func(scale string) (*S, error), scale string) *S {
+	t.Helper()
+	s, err := load(scale)
+	if err != nil {
+		t.Fatalf("spec %s: %v", scale, err)
+	}
+	return s
+}
+
+// Plan is Spec, expanded by the paper's plan over the datasets (or
+// sources) present names; an error of either fails the test. Everything
+// plans as if every dataset were on the machine.
+func Plan[S any](t testing.TB, load func(scale string) (*S, error), scale string, plan func(*S, func(name string) bool) ([]runner.Run, error), present func(name string) bool) (*S, []runner.Run) {
+	t.Helper()
+	s := Spec(t, load, scale)
+	runs, err := plan(s, present)
+	if err != nil {
+		t.Fatalf("plan of %s: %v", scale, err)
+	}
+	return s, runs
+}
+
+// Everything is the availability test under which every dataset is
+// present (what `fedrepro list` counts and the golden scales plan).
+func Everything(string) bool { return true }
