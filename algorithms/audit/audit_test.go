@@ -188,3 +188,39 @@ func TestAuditorVectorLR(t *testing.T) {
 		}
 	}
 }
+
+// TestCounterMatchesCount: the sorted counter the threshold searches use
+// gives count's numbers for every threshold and direction, with ties,
+// infinite scores, empty sides and NaN thresholds (the midpoint of −∞
+// and +∞).
+func TestCounterMatchesCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 41))
+	for k := 0; k < 300; k++ {
+		draw := func() []float64 {
+			s := make([]float64, rng.IntN(60))
+			for i := range s {
+				switch rng.IntN(10) {
+				case 0:
+					s[i] = math.Inf(1)
+				case 1:
+					s[i] = math.Inf(-1)
+				case 2, 3:
+					s[i] = float64(rng.IntN(4)) // ties
+				default:
+					s[i] = rng.NormFloat64()
+				}
+			}
+			return s
+		}
+		s0, s1 := draw(), draw()
+		ct := newCounter(s0, s1)
+		ts := append(candidates(s0, s1), math.NaN(), math.Inf(1), math.Inf(-1), 0, 1, 2, 3, rng.NormFloat64())
+		for _, th := range ts {
+			for _, rev := range []bool{false, true} {
+				if got, want := ct.count(th, rev), count(s0, s1, th, rev); got != want {
+					t.Fatalf("t=%v reverse=%v: counter %+v, count %+v (s0 %v, s1 %v)", th, rev, got, want, s0, s1)
+				}
+			}
+		}
+	}
+}

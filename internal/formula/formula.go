@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
@@ -141,6 +142,58 @@ type Program struct {
 // not matter), as a number or, when condition, as a condition. A name
 // that is not in env is an error naming it.
 func Compile(src string, env map[string]float64, condition bool) (*Program, error) {
+	key := compileKey(src, env, condition)
+	compiled.Lock()
+	p, ok := compiled.m[key]
+	compiled.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := compile(src, env, condition)
+	if err == nil {
+		compiled.Lock()
+		if len(compiled.m) >= compiledCap {
+			clear(compiled.m)
+		}
+		compiled.m[key] = p
+		compiled.Unlock()
+	}
+	return p, err
+}
+
+// compiled remembers compiled programs for the whole process. A program
+// depends on its source, the names of env (their values are read when it
+// runs, not when it compiles: every value is a float64) and condition;
+// it is immutable and safe to run concurrently. The claim engines compile
+// the same formulas for every reading, case and evaluation (Resolve
+// compiles each definition for each case; the convergence audit's
+// searches resolve a claim at every point they try), and compiling cost
+// more than evaluating. Dropped whole when it reaches compiledCap entries.
+var compiled = struct {
+	sync.Mutex
+	m map[string]*Program
+}{m: map[string]*Program{}}
+
+const compiledCap = 1 << 14
+
+// compileKey names a compilation: condition, src and env's names, sorted.
+func compileKey(src string, env map[string]float64, condition bool) string {
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%t\x00%s", condition, src)
+	for _, n := range names {
+		b.WriteString("\x00")
+		b.WriteString(n)
+	}
+	return b.String()
+}
+
+// compile is Compile without the memo.
+func compile(src string, env map[string]float64, condition bool) (*Program, error) {
 	ids, err := Identifiers(src)
 	if err != nil {
 		return nil, err

@@ -119,3 +119,43 @@ func TestAt(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileMemo: a program served from the compile memo is the one a
+// fresh compilation gives — it reads the values of the env it runs in,
+// not those it was compiled with — and the memo tells apart sources, env
+// name sets and conditions.
+func TestCompileMemo(t *testing.T) {
+	envA := map[string]float64{"x": 2, "y": 3}
+	p1, err := Compile("x * y + 1", envA, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := Compile("x * y + 1", map[string]float64{"x": 5, "y": 7}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    *Program
+		env  map[string]float64
+		want float64
+	}{{p1, envA, 7}, {p2, map[string]float64{"x": 5, "y": 7}, 36}, {p1, map[string]float64{"x": -1, "y": 4}, -3}} {
+		if got, err := c.p.Eval(AnyEnv(c.env)); err != nil || got != c.want {
+			t.Errorf("%v: %v, %v; want %v", c.env, got, err, c.want)
+		}
+	}
+	// Another name set: the unknown name is still reported.
+	if _, err := Compile("x * y + 1", map[string]float64{"x": 1}, false); err == nil || !strings.Contains(err.Error(), `unknown name "y"`) {
+		t.Errorf("compiled for env without y: %v", err)
+	}
+	// A condition is another program than a number of the same source.
+	c, err := Compile("x > y", envA, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.Test(AnyEnv(envA)); err != nil || ok {
+		t.Errorf("2 > 3: %v, %v", ok, err)
+	}
+	if _, err := Compile("x > y", envA, false); err == nil {
+		t.Error("a condition compiled as a number")
+	}
+}

@@ -47,6 +47,35 @@ func logMix(gamma, a, b float64) float64 {
 	return m + math.Log(math.Exp(x-m)+math.Exp(y-m))
 }
 
+// mixer is logMix at a fixed γ < 1 for the games' inner loops, which call
+// it once or twice per simulated step (millions of times per reading):
+// log(1−γ) and log γ are computed once, and of the two exponentials the
+// one at the maximum, e^0 = 1, is not computed. Every operation left is
+// the one logMix performs on the same operands, so the value has logMix's
+// bits (TestMixerSameBitsAsLogMix); non-finite operands take logMix's own
+// path.
+type mixer struct{ gamma, l1, lg float64 }
+
+func newMixer(gamma float64) mixer {
+	return mixer{gamma: gamma, l1: math.Log1p(-gamma), lg: math.Log(gamma)}
+}
+
+// mix returns logMix(γ, a, b).
+func (c mixer) mix(a, b float64) float64 {
+	if c.gamma >= 1 {
+		return b
+	}
+	x, y := c.l1+a, c.lg+b
+	switch {
+	case x >= y && !math.IsInf(x, 0):
+		return x + math.Log(1+math.Exp(y-x))
+	case y > x && !math.IsInf(y, 0):
+		return y + math.Log(math.Exp(x-y)+1)
+	}
+	m := math.Max(x, y)
+	return m + math.Log(math.Exp(x-m)+math.Exp(y-m))
+}
+
 func gaussianSim(z float64, steps int, gamma float64, visible bool, nb accountant.Neighbouring) phaseSim {
 	T := float64(steps)
 	// collapsed full-participation Gaussian over k steps: the summed LLR
@@ -80,6 +109,7 @@ func gaussianSim(z float64, steps int, gamma float64, visible bool, nb accountan
 		}}
 	}
 	iz2 := 1 / (2 * z * z)
+	mx := newMixer(gamma)
 	return phaseSim{cost: T, run: func(r *rand.Rand, neighbour bool) float64 {
 		var sum float64
 		for range steps {
@@ -95,13 +125,13 @@ func gaussianSim(z float64, steps int, gamma float64, visible bool, nb accountan
 				}
 				// log[(1−γ)φ(y) + γφ(y−1)] − log[(1−γ)φ(y) + γφ(y+1)]
 				a := -y * y * iz2
-				sum += logMix(gamma, a, -(y-1)*(y-1)*iz2) - logMix(gamma, a, -(y+1)*(y+1)*iz2)
+				sum += mx.mix(a, -(y-1)*(y-1)*iz2) - mx.mix(a, -(y+1)*(y+1)*iz2)
 				continue
 			}
 			if in && neighbour {
 				y++
 			}
-			sum += logMix(gamma, 0, (2*y-1)*iz2)
+			sum += mx.mix(0, (2*y-1)*iz2)
 		}
 		return sum
 	}}
@@ -115,6 +145,7 @@ func laplaceSim(b float64, steps int, gamma float64, nb accountant.Neighbouring)
 		}
 		return e
 	}
+	mx := newMixer(gamma)
 	return phaseSim{cost: float64(steps), run: func(r *rand.Rand, neighbour bool) float64 {
 		var sum float64
 		for range steps {
@@ -129,13 +160,13 @@ func laplaceSim(b float64, steps int, gamma float64, nb accountant.Neighbouring)
 					}
 				}
 				a := -math.Abs(y) / b
-				sum += logMix(gamma, a, -math.Abs(y-1)/b) - logMix(gamma, a, -math.Abs(y+1)/b)
+				sum += mx.mix(a, -math.Abs(y-1)/b) - mx.mix(a, -math.Abs(y+1)/b)
 				continue
 			}
 			if in && neighbour {
 				y++
 			}
-			sum += logMix(gamma, 0, (math.Abs(y)-math.Abs(y-1))/b)
+			sum += mx.mix(0, (math.Abs(y)-math.Abs(y-1))/b)
 		}
 		return sum
 	}}

@@ -35,6 +35,10 @@ func gridEpsilon(p []float64, inf, target, h float64, loss, lowerLoss func(i int
 	}
 	var P, E float64
 	shrink := math.Exp(-h)
+	// lower − l is −h up to rounding at almost every point, so the few
+	// distinct values repeat: e^{lower−l} is recomputed only when its
+	// argument's bits change (the same bits give the same e^x).
+	lastArg, lastExp := math.NaN(), math.NaN()
 	for i := len(p) - 1; i >= 0; i-- {
 		l := loss(i)
 		if l <= 0 {
@@ -46,7 +50,10 @@ func gridEpsilon(p []float64, inf, target, h float64, loss, lowerLoss func(i int
 		if i > 0 {
 			lower = math.Max(0, lowerLoss(i))
 		}
-		if inf+P-math.Exp(lower-l)*E >= target {
+		if arg := lower - l; math.Float64bits(arg) != math.Float64bits(lastArg) {
+			lastArg, lastExp = arg, math.Exp(arg)
+		}
+		if inf+P-lastExp*E >= target {
 			// The root lies in [lower, l].
 			e := l + math.Log((inf+P-target)/E)
 			return math.Min(l, math.Max(lower, e))

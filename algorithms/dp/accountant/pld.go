@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // PLDOptions configure a privacy-loss-distribution accountant.
@@ -61,7 +59,6 @@ type PLD struct {
 	symmetric bool   // dir[1] equals dir[0] (every event so far is symmetric)
 	err       error
 	infReason string
-	plans     map[int]*fourier.FFT
 	// stopAt, when > 0, is the δ that PLDEpsilonAdaptive solves for: as
 	// soon as the mass moved to infinity by the grid cap (which only
 	// grows under composition) reaches it, ε at this interval is decided
@@ -122,7 +119,7 @@ func (a *PLD) Compose(e Event) error {
 	next, sym := a.dir, a.symmetric
 	reason := ""
 	for _, lf := range leaves {
-		d, s, r, err := a.leafPMF(lf.event)
+		d, keys, s, r, err := a.leafPMF(lf.event)
 		if err != nil {
 			return err
 		}
@@ -135,7 +132,7 @@ func (a *PLD) Compose(e Event) error {
 				next[1] = next[0]
 				break
 			}
-			c, err := a.selfCompose(d[i], lf.count)
+			c, err := a.selfComposeMemo(keys[i], d[i], lf.count)
 			if err != nil {
 				return err
 			}
@@ -335,7 +332,11 @@ func gridIndex(x, dx float64, up bool) (int, error) {
 // mass above the last goes to infinity. The grid is capped at MaxPoints
 // points from the lower end; mass above the cap goes to infinity too and
 // is recorded in trunc.
-func (a *PLD) discretize(d lossDist) (pmf, error) {
+func (a *PLD) discretize(d lossDist) (pmf, error) { return a.discretizeCheck(d, a.doomed) }
+
+// discretizeCheck is discretize with the grid-cap early exit asked of
+// check, once, about the truncated mass (see memoStep).
+func (a *PLD) discretizeCheck(d lossDist, check func(float64) error) (pmf, error) {
 	if d.eval == nil {
 		return a.discretizeAtoms(d)
 	}
@@ -386,7 +387,7 @@ func (a *PLD) discretize(d lossDist) (pmf, error) {
 		// alone reaches the δ being solved for, ε will be decided by the
 		// grid cap whatever else happens, so stop before the work.
 		_, s := tailAt(d, float64(hi)*dx)
-		if err := a.doomed(d.trunc + s); err != nil {
+		if err := check(d.trunc + s); err != nil {
 			return pmf{}, err
 		}
 	}
@@ -501,21 +502,22 @@ func trimZeros(p pmf) pmf {
 }
 
 // leafPMF returns the discretized loss distributions of a leaf event for
-// both directions, whether they are the same, and a reason if the event
-// gives no privacy at all.
-func (a *PLD) leafPMF(e Event) (d [2]pmf, symmetric bool, reason string, err error) {
+// both directions, the names pldMemo knows them by, whether they are the
+// same, and a reason if the event gives no privacy at all.
+func (a *PLD) leafPMF(e Event) (d [2]pmf, keys [2]string, symmetric bool, reason string, err error) {
 	ld, symmetric, reason, err := leafLoss(e, a.opts.Neighbouring, "PLD", 2*float64(a.opts.MaxPoints)*a.opts.Interval)
 	if err != nil {
-		return d, false, "", err
+		return d, keys, false, "", err
 	}
 	for i := range d {
 		if i == 1 && symmetric {
-			d[1] = d[0]
+			d[1], keys[1] = d[0], keys[0]
 			break
 		}
-		if d[i], err = a.discretize(ld[i]); err != nil {
-			return d, false, "", err
+		keys[i] = a.leafKey(e, i)
+		if d[i], err = a.memoStep(keys[i], func(check func(float64) error) (pmf, error) { return a.discretizeCheck(ld[i], check) }); err != nil {
+			return d, keys, false, "", err
 		}
 	}
-	return d, symmetric, reason, nil
+	return d, keys, symmetric, reason, nil
 }

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-
-	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // Composition of discretized privacy-loss distributions: the loss of a
@@ -57,7 +55,8 @@ func (a *PLD) convolve(x, y pmf) (pmf, error) {
 		}
 	} else {
 		N := fftSize(n)
-		f := a.fft(N)
+		f := getFFT(N)
+		defer putFFT(f)
 		bx := make([]float64, N)
 		copy(bx, x.p)
 		cx := f.Coefficients(nil, bx)
@@ -128,7 +127,20 @@ func (a *PLD) truncate(p pmf) pmf {
 // loss (optimistic), so the upper-tail bound is added to infinity. When
 // the window exceeds MaxPoints, U is lowered to L + MaxPoints − 1 and the
 // (then larger) upper-tail bound goes to infinity as truncated mass.
-func (a *PLD) selfCompose(p pmf, n int) (pmf, error) {
+func (a *PLD) selfCompose(p pmf, n int) (pmf, error) { return a.selfComposeCheck(p, n, a.doomed) }
+
+// selfComposeMemo is selfCompose of the leaf grid pldMemo knows as key,
+// through the memo.
+func (a *PLD) selfComposeMemo(key string, p pmf, n int) (pmf, error) {
+	if n == 1 {
+		return p, nil
+	}
+	return a.memoStep(fmt.Sprintf("%s|×%d", key, n), func(check func(float64) error) (pmf, error) { return a.selfComposeCheck(p, n, check) })
+}
+
+// selfComposeCheck is selfCompose with the grid-cap early exit asked of
+// check, once, about the truncated mass (see memoStep).
+func (a *PLD) selfComposeCheck(p pmf, n int, check func(float64) error) (pmf, error) {
 	if n == 1 {
 		return p, nil
 	}
@@ -214,13 +226,14 @@ func (a *PLD) selfCompose(p pmf, n int) (pmf, error) {
 			return pmf{p: []float64{}, inf: 1, trunc: 1}, nil
 		}
 	}
-	if err := a.doomed(trunc); err != nil {
+	if err := check(trunc); err != nil {
 		return pmf{}, err
 	}
 	lo, hi := int(L), int(U)
 	span := hi - lo + 1
 	N := fftSize(max(span, len(p.p)))
-	f := a.fft(N)
+	f := getFFT(N)
+	defer putFFT(f)
 	buf := make([]float64, N)
 	copy(buf, p.p)
 	c := f.Coefficients(nil, buf)
@@ -271,19 +284,6 @@ func cpow(z complex128, n int) complex128 {
 		}
 		z *= z
 	}
-}
-
-// fft returns a cached FFT plan of length n (plans cost O(n) to build).
-func (a *PLD) fft(n int) *fourier.FFT {
-	if a.plans == nil {
-		a.plans = map[int]*fourier.FFT{}
-	}
-	f, ok := a.plans[n]
-	if !ok {
-		f = fourier.NewFFT(n)
-		a.plans[n] = f
-	}
-	return f
 }
 
 // logMGF returns log Σ_j w_j e^{λj} (w_j = e^{logw_j}), scaled at the

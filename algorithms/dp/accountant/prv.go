@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // PRVOptions configure the privacy-random-variable accountant.
@@ -258,13 +256,12 @@ func (a *PRV) delta1(eps, de float64) (PRVEstimate, error) {
 	return out, nil
 }
 
-// prvSetup holds what both directions share: the mesh, the domain, the
-// FFT plan and the events' loss distributions.
+// prvSetup holds what both directions share: the mesh, the domain and
+// the events' loss distributions.
 type prvSetup struct {
 	h, L      float64
 	J, M      int
 	tau       float64
-	f         *fourier.FFT
 	leaves    []leafCount
 	losses    [][2]lossDist
 	symmetric bool
@@ -313,7 +310,6 @@ func (a *PRV) setup(de float64) (*prvSetup, error) {
 	}
 	c.h, c.L, c.J = h, L, int(J)
 	c.M = fftSize(2*c.J + 1)
-	c.f = fourier.NewFFT(c.M)
 	// Mass below 1e-6·δ_error/k per event is dropped with the truncation.
 	c.tau = 1e-6 * de / k
 	for _, lf := range a.leaves {
@@ -336,6 +332,8 @@ func (c *prvSetup) build(d int) (prvPMF, error) {
 		return prvPMF{p: []float64{1}, h: 1}, nil
 	}
 	M, h := c.M, c.h
+	f := getFFT(M)
+	defer putFFT(f)
 	buf := make([]float64, M)
 	var spec []complex128
 	shift, inf := 0.0, 0.0
@@ -350,7 +348,7 @@ func (c *prvSetup) build(d int) (prvPMF, error) {
 			j := lo + i
 			buf[((j%M)+M)%M] += v
 		}
-		cs := c.f.Coefficients(nil, buf)
+		cs := f.Coefficients(nil, buf)
 		powSpectrum(cs, lf.count)
 		if spec == nil {
 			spec = cs
@@ -362,7 +360,7 @@ func (c *prvSetup) build(d int) (prvPMF, error) {
 		shift += float64(lf.count) * s
 		inf = 1 - (1-inf)*math.Exp(float64(lf.count)*math.Log1p(-ld.inf))
 	}
-	c.f.Sequence(buf, spec)
+	f.Sequence(buf, spec)
 	out := make([]float64, M)
 	inv := 1 / float64(M)
 	// Circle position i holds index j ≡ i (mod M) with j ∈ [−M/2, M/2).
