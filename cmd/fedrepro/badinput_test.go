@@ -231,7 +231,8 @@ func TestBadInputs(t *testing.T) {
 		{name: "shard out of range", args: append([]string{"reproduce", "--paper", "haar", "--shard", "3/2"}, results...), code: 2, want: "--shard"},
 		{name: "shard auto without an engine", args: append([]string{"reproduce", "--paper", "haar", "--shard", "auto"}, results...), code: 2, want: "auto"},
 		{name: "shard garbage", args: append([]string{"reproduce", "--paper", "haar", "--shard", "x/y"}, results...), code: 2, want: "--shard"},
-		{name: "plan without shards", args: []string{"plan", "--paper", "haar"}, code: 2, want: "--shards"},
+		{name: "plan without shards", args: []string{"plan", "--paper", "haar"}, code: 2, want: "--shards is required"},
+		{name: "plan shards 0", args: []string{"plan", "--paper", "haar", "--shards", "0"}, code: 2, want: "--shards 0: want ≥ 1"},
 		// plan --spec goes through the same validation as reproduce --spec.
 		{name: "plan spec missing file", args: []string{"plan", "--paper", "haar", "--scale", "smoke", "--shards", "2", "--spec", "{dir}/none.yaml"},
 			code: 1, want: "none.yaml"},

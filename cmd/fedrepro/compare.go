@@ -35,6 +35,8 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	golden := fs.String("golden", "golden", "golden root directory, or one golden results.json (e.g. an old one to review a change against)")
 	// --results (commonFlags) may also name a snapshot file: then two
 	// snapshots are compared (e.g. an old golden against a re-recorded one).
+	// compare's own default scale is smoke (what CI gates), not the paper's.
+	fs.Lookup("scale").Usage = "scale: smoke, default or paper (default: smoke, what CI gates)"
 	noRun := fs.Bool("no-run", false, "do not run missing results; fail instead")
 	update := fs.Bool("update", false, "rewrite golden/<paper>/<scale>/results.json from the results (running what is missing) and print the review of old against new")
 	if err := parseFlags(fs.FlagSet, args); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -22,7 +23,10 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs.FlagSet, args); err != nil {
 		return err
 	}
-	if *shards < 1 {
+	switch {
+	case !flagGiven(fs.FlagSet, "shards"):
+		return usagef("--shards is required: the number of shards (array tasks), ≥ 1")
+	case *shards < 1:
 		return usagef("--shards %d: want ≥ 1", *shards)
 	}
 	if c.shard != "" || c.force || c.workers != 0 {
@@ -115,4 +119,11 @@ func cmdPlan(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "wrote %s (pass it to every task: reproduce --shard auto --shard-plan %s)\n", *out, strings.ReplaceAll(*out, " ", "\\ "))
 	}
 	return nil
+}
+
+// flagGiven reports whether name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

@@ -235,7 +235,11 @@ func empirical(rs []resolved, n numerics, o Options, id string) *Empirical {
 			return &Empirical{Note: fmt.Sprintf("n/a: %d trials of %.3g simulated steps each exceed the work limit %.0g", trials, cost, empiricalMaxWork)}
 		}
 	case trials < empiricalMinTrials:
-		return &Empirical{Note: fmt.Sprintf("n/a: a trial simulates %.3g steps, so the work budget allows only %d trials per side, too few for a useful bound (set accounting.empirical_trials to insist)", cost, trials)}
+		noun := "trials"
+		if trials == 1 {
+			noun = "trial"
+		}
+		return &Empirical{Note: fmt.Sprintf("n/a: a trial simulates %.3g steps, so the work budget allows only %d %s per side, too few for a useful bound (set accounting.empirical_trials to insist)", cost, trials, noun)}
 	}
 	g := audit.Game{ID: id, Seed: o.Seed, Trials: trials, Delta: r.delta, Confidence: empiricalConf}
 	res, err := g.Run(func(rd *rand.Rand, neighbour bool) float64 {
