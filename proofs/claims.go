@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/fedrepro/fedrepro/internal/memo"
 )
 
 // Verdict is the outcome of a claim check.
@@ -205,29 +207,8 @@ func RunShared(c Claim, cfg Config) Result {
 	if len(c.Needs) > 0 || !registered {
 		return Run(c, cfg)
 	}
-	key := sharedKey{c.ID, cfg}
-	sharedRuns.mu.Lock()
-	e, ok := sharedRuns.m[key]
-	if !ok {
-		e = &sharedRun{}
-		sharedRuns.m[key] = e
-	}
-	sharedRuns.mu.Unlock()
-	e.once.Do(func() { e.res = Run(c, cfg) })
-	return e.res
+	r, _ := sharedRuns.Get(fmt.Sprintf("%s|%#v", c.ID, cfg), func() (Result, error) { return Run(c, cfg), nil })
+	return r
 }
 
-type sharedKey struct {
-	id  string
-	cfg Config
-}
-
-type sharedRun struct {
-	once sync.Once
-	res  Result
-}
-
-var sharedRuns = struct {
-	mu sync.Mutex
-	m  map[sharedKey]*sharedRun
-}{m: map[sharedKey]*sharedRun{}}
+var sharedRuns memo.Memo[Result]

@@ -1,9 +1,10 @@
 package convergence
 
 import (
-	"sync"
+	"fmt"
 
 	conv "github.com/fedrepro/fedrepro/algorithms/audit/convergence"
+	"github.com/fedrepro/fedrepro/internal/memo"
 )
 
 // AuditShared audits the embedded claim file id at seed with its own
@@ -15,37 +16,13 @@ import (
 // (reproduce/report.Convergence). The report is shared: callers must not
 // modify it.
 func AuditShared(id string, seed uint64) (*conv.Report, error) {
-	k := sharedKey{id, seed}
-	shared.mu.Lock()
-	e, ok := shared.m[k]
-	if !ok {
-		e = &sharedAudit{}
-		shared.m[k] = e
-	}
-	shared.mu.Unlock()
-	e.once.Do(func() {
+	return shared.Get(fmt.Sprintf("%s|%d", id, seed), func() (*conv.Report, error) {
 		c, err := Load(id)
 		if err != nil {
-			e.err = err
-			return
+			return nil, err
 		}
-		e.rep, e.err = conv.Audit(c, conv.Options{Seed: seed})
+		return conv.Audit(c, conv.Options{Seed: seed})
 	})
-	return e.rep, e.err
 }
 
-type sharedKey struct {
-	id   string
-	seed uint64
-}
-
-type sharedAudit struct {
-	once sync.Once
-	rep  *conv.Report
-	err  error
-}
-
-var shared = struct {
-	mu sync.Mutex
-	m  map[sharedKey]*sharedAudit
-}{m: map[sharedKey]*sharedAudit{}}
+var shared memo.Memo[*conv.Report]

@@ -20,7 +20,7 @@ import (
 // without auditing the file a second time in one `make test`.
 func ConvergenceVerdict(t testing.TB, id string) string {
 	t.Helper()
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,9 +44,10 @@ func ConvergenceVerdict(t testing.TB, id string) string {
 	return v
 }
 
-// moduleRoot is the nearest folder above the working directory holding
-// go.mod (tests run in their package's folder).
-func moduleRoot() (string, error) {
+// ModuleRoot is the nearest folder above the working directory holding
+// go.mod (tests run in their package's folder): where golden/ and
+// claims/ are.
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

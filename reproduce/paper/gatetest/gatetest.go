@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/fedrepro/fedrepro/internal/goldenflag"
+	"github.com/fedrepro/fedrepro/proofs/prooftest"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/audit/claim"
@@ -36,20 +37,11 @@ var (
 // Root returns the module root, found by walking up to go.mod.
 func Root(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	dir, err := prooftest.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
+	return dir
 }
 
 // diffLimit bounds the rows of a failure table.

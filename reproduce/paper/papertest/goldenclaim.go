@@ -3,7 +3,6 @@ package papertest
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit/claim"
+	"github.com/fedrepro/fedrepro/proofs/prooftest"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 )
 
@@ -30,7 +30,7 @@ import (
 // absent here as it is in the --json output.
 func GoldenClaimReport(t testing.TB, id string) (*claim.Report, float64) {
 	t.Helper()
-	root, err := moduleRoot()
+	root, err := prooftest.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,25 +45,6 @@ func GoldenClaimReport(t testing.TB, id string) (*claim.Report, float64) {
 	}
 	tol, _ := gate.TolFor(g.Platform)
 	return &rep, tol
-}
-
-// moduleRoot is the nearest folder above the working directory holding
-// go.mod (tests run in their package's folder).
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
-		}
-		dir = up
-	}
 }
 
 // Unflatten is gate.Flatten's inverse: it rebuilds the JSON tree the

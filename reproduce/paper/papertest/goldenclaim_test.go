@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit/claim"
+	"github.com/fedrepro/fedrepro/proofs/prooftest"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 )
 
@@ -14,7 +15,7 @@ import (
 // none added, every number and label bit for bit — so an equivalence test
 // reading a report from here sees what claims' TestGolden pinned.
 func TestGoldenClaimRoundTrip(t *testing.T) {
-	root, err := moduleRoot()
+	root, err := prooftest.ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
