@@ -181,12 +181,23 @@ func (n namedConfig) label() string {
 func (a *accountArgs) fill(row *accountRow, cfg accountant.Config, p accountPlan) error {
 	sigma := a.sigma
 	if p.mode == modeCalibrate {
-		s, err := accountant.Calibrate(p.build, a.target, a.delta, cfg)
+		// The capped solve bounds the work (evaluations and grid points,
+		// deterministically); its Estimate is the accountant's own answer
+		// at the σ returned, shown as is rather than recomputed (a
+		// recomputation with a larger grid would cost a second more).
+		c, err := accountant.CalibrateCapped(p.build, a.target, a.delta, cfg)
 		if err != nil {
 			return err
 		}
-		sigma = s
+		s := c.Sigma
 		row.Sigma = &s
+		d := a.delta
+		row.Delta = &d
+		setRow(row, c.Estimate, &row.Epsilon, a.interval)
+		if c.Note != "" {
+			row.Note = c.Note
+		}
+		return nil
 	}
 	e := p.build(sigma)
 	if p.mode == modeDelta {
