@@ -50,6 +50,10 @@ type Calibration struct {
 	// Evals counts the accountant evaluations of the search (not those of
 	// the RDP starting guess).
 	Evals int
+	// Fallback is set when c's accountant could not certify any σ within
+	// its work cap (ErrGridCap, ErrPrecision): Sigma, Estimate and Config
+	// are then the RDP accountant's (improved conversion), a valid σ.
+	Fallback bool
 	// Capped is set when the evaluation cap stopped the search: Sigma
 	// still meets the target but may be larger than the smallest σ that
 	// does.
@@ -91,7 +95,11 @@ type calBudget struct {
 // evaluation) search as Calibrate does, to 1e-5, within 200 evaluations. Whatever stops it, the σ returned was evaluated
 // under the searched Config and meets the target there, so it is never
 // smaller than the true minimal σ under that accountant; Calibration.Note
-// says when a cap made it larger than the uncapped search's answer.
+// says when a cap made it larger than the uncapped search's answer. When
+// PLD or PRV can certify no σ within the caps (every grid over the cap,
+// or beyond double precision at tiny δ), the RDP σ (improved conversion)
+// is returned instead, with Fallback set and a "fallback:" note — a valid
+// σ, as Config.Account's RDP fallback is a valid ε.
 //
 // Unlike Calibrate it answers the targets that need no noise: when the
 // target is met at σ = 1e-3 it evaluates σ = 0 and returns 0 if that meets
@@ -111,6 +119,18 @@ func CalibrateCapped(build func(sigma float64) Event, targetEps, delta float64, 
 	}
 	r, err := calibrateCore(build, targetEps, delta, c, true, b)
 	r.Config = c
+	if errors.Is(err, ErrGridCap) {
+		// As Config.Account does: the RDP answer stands in, a valid (larger)
+		// σ, marked as a fallback.
+		fb := Config{Kind: KindRDP, Neighbouring: c.Neighbouring, Conversion: Improved}
+		f, ferr := calibrateCore(build, targetEps, delta, fb, false, &calBudget{maxEvals: calMaxIter, relTol: calRelTol})
+		if ferr == nil {
+			f.Config, f.Fallback, f.Evals = fb, true, f.Evals+r.Evals
+			f.Estimate.Fallback, f.Estimate.FallbackKind = true, KindRDP
+			f.Note = fmt.Sprintf("fallback: %v; the RDP σ is shown instead", err)
+			return f, nil
+		}
+	}
 	if err == nil && r.Estimate.Note != "" {
 		if r.Note != "" {
 			r.Note += "; "
@@ -162,6 +182,11 @@ func calibrateCore(build func(sigma float64) Event, targetEps, delta float64, c 
 	f := func(s float64) (float64, error) {
 		evals++
 		r, err := c.Account(build(s), delta)
+		if b != nil && errors.Is(err, ErrPrecision) {
+			// A capped search reads "beyond numerical precision" (PRV at
+			// tiny δ) as the grid cap: that σ cannot be certified.
+			err = fmt.Errorf("%w: %w", ErrGridCap, err)
+		}
 		if errors.Is(err, ErrGridCap) && s > gridCapAt {
 			gridCapAt = s
 		}
@@ -253,6 +278,9 @@ func calibrateCore(build func(sigma float64) Event, targetEps, delta float64, c 
 		for r := 1.05; ; r = math.Min(r*r, maxStep) {
 			s := lo * r
 			if s > calMaxSigma {
+				if b != nil && gridCapAt > 0 {
+					return Calibration{Evals: evals}, fmt.Errorf("%w: no σ ≤ %g could be certified to meet target ε = %g under the %v accountant within its work cap", ErrGridCap, lo, targetEps, c.Kind)
+				}
 				return out, fmt.Errorf("%w: target ε = %g at δ = %g: even σ = %g gives ε = %s under the %v accountant", ErrUnreachable, targetEps, delta, lo, fmtEps(elo), c.Kind)
 			}
 			if exhausted() {
