@@ -247,3 +247,30 @@ func BenchmarkCalibrateCapped(b *testing.B) {
 		})
 	}
 }
+
+// TestLaplacePanelsCap: capping the Poisson-sampled Laplace quadrature
+// (Config.LaplacePanels) replaces the orders that would need more panels
+// by the amplified pure-DP level, which is never below the quadrature's
+// value (an ε-DP mechanism has RDP ≤ ε at every order), and leaves the
+// other orders' values unchanged, bit for bit.
+func TestLaplacePanelsCap(t *testing.T) {
+	for _, c := range []struct{ q, b float64 }{{1e-3, 0.05}, {0.3, 0.1}, {0.01, 1}} {
+		for _, a := range DefaultOrders() {
+			full := poissonLaplaceRDP(c.q, c.b, a)
+			capped := poissonLaplaceRDPCap(c.q, c.b, a, calCapPanels)
+			if laplaceQuadPanels(a, c.b) <= calCapPanels && capped != full {
+				t.Errorf("q=%g b=%g α=%g: capped %v ≠ full %v within the cap", c.q, c.b, a, capped, full)
+			}
+			if capped < full*(1-1e-12) {
+				t.Errorf("q=%g b=%g α=%g: capped %v < full %v", c.q, c.b, a, capped, full)
+			}
+		}
+	}
+	// Through the accountant: ε with the cap is ≥ ε without it.
+	e := SelfComposed{Event: PoissonSampled{Q: 1e-6, Event: Laplace{Scale: 0.03}}, Count: 10}
+	full, err1 := Config{}.Account(e, 1e-10)
+	capped, err2 := Config{LaplacePanels: calCapPanels}.Account(e, 1e-10)
+	if err1 != nil || err2 != nil || capped.Value < full.Value {
+		t.Errorf("ε capped %v (%v) < full %v (%v)", capped.Value, err2, full.Value, err1)
+	}
+}

@@ -73,6 +73,9 @@ const (
 	calCapEvals  = 12
 	calCapPoints = 1 << 16
 	calCapRelTol = 1e-4
+	// calCapPanels caps the Poisson-sampled Laplace RDP quadrature of a
+	// capped RDP search (Config.LaplacePanels).
+	calCapPanels = 256
 	// calMaxIter bounds the evaluations of the other accountants' capped
 	// search (bracketing from 1e-3 to 1e6 and narrowing to 1e-5 take
 	// fewer than 100).
@@ -111,6 +114,9 @@ func CalibrateCapped(build func(sigma float64) Event, targetEps, delta float64, 
 			c.WorkPoints = calCapPoints
 		}
 	}
+	if (c.Kind == KindRDP || c.Kind == KindPRV) && c.LaplacePanels <= 0 {
+		c.LaplacePanels = calCapPanels
+	}
 	b := &calBudget{maxEvals: calCapEvals, relTol: calCapRelTol}
 	if c.Kind != KindPLD && c.Kind != KindPRV {
 		// The other accountants cost milliseconds an evaluation: the
@@ -122,7 +128,7 @@ func CalibrateCapped(build func(sigma float64) Event, targetEps, delta float64, 
 	if errors.Is(err, ErrGridCap) {
 		// As Config.Account does: the RDP answer stands in, a valid (larger)
 		// σ, marked as a fallback.
-		fb := Config{Kind: KindRDP, Neighbouring: c.Neighbouring, Conversion: Improved}
+		fb := Config{Kind: KindRDP, Neighbouring: c.Neighbouring, Conversion: Improved, LaplacePanels: calCapPanels}
 		f, ferr := calibrateCore(build, targetEps, delta, fb, false, &calBudget{maxEvals: calMaxIter, relTol: calRelTol})
 		if ferr == nil {
 			f.Config, f.Fallback, f.Evals = fb, true, f.Evals+r.Evals
@@ -205,7 +211,7 @@ func calibrateCore(build func(sigma float64) Event, targetEps, delta float64, c 
 			// The capped RDP solve also answers σ = 0 when no noise is
 			// needed (q = 0): then try σ = 0 under c at once.
 			rb := &calBudget{maxEvals: calMaxIter, relTol: calRelTol}
-			g, err := calibrateCore(build, targetEps, delta, Config{Kind: KindRDP, Neighbouring: c.Neighbouring}, false, rb)
+			g, err := calibrateCore(build, targetEps, delta, Config{Kind: KindRDP, Neighbouring: c.Neighbouring, LaplacePanels: calCapPanels}, false, rb)
 			if err == nil && g.Sigma == 0 {
 				evals++
 				if r, err := c.Account(build(0), delta); err == nil && r.Value <= targetEps {
