@@ -33,7 +33,11 @@ the exact curve where one exists, and pure DP (δ = 0). Give either
 --q and --steps or --n, --batch-size and --epochs (q = B/N,
 steps = ⌈E·N/B⌉, as TensorFlow Privacy's compute_dp_sgd_privacy). With
 --epsilon it answers δ at that ε; with --target-eps it finds the smallest
-noise multiplier meeting the target. An unbounded ε prints as ∞ (JSON:
+noise multiplier meeting the target, with bounded work (PLD and PRV: at
+most 12 evaluations on grids of at most 2^16 points): the σ shown always
+meets the target under that accountant (its ε is shown), and a note says
+when a cap may have made it larger than needed (σ = 0 when no noise is
+needed, e.g. q = 0). An unbounded ε prints as ∞ (JSON:
 "epsilon": null with "unbounded": true and the reason in "note").`
 
 const accountExamples = `  fedrepro account --n 60000 --batch-size 256 --epochs 60 --sigma 1.1 --delta 1e-5
@@ -181,12 +185,23 @@ func (n namedConfig) label() string {
 func (a *accountArgs) fill(row *accountRow, cfg accountant.Config, p accountPlan) error {
 	sigma := a.sigma
 	if p.mode == modeCalibrate {
-		s, err := accountant.Calibrate(p.build, a.target, a.delta, cfg)
+		// The capped solve bounds the work (evaluations and grid points,
+		// deterministically); its Estimate is the accountant's own answer
+		// at the σ returned, shown as is rather than recomputed (a
+		// recomputation with a larger grid would cost a second more).
+		c, err := accountant.CalibrateCapped(p.build, a.target, a.delta, cfg)
 		if err != nil {
 			return err
 		}
-		sigma = s
+		s := c.Sigma
 		row.Sigma = &s
+		d := a.delta
+		row.Delta = &d
+		setRow(row, c.Estimate, &row.Epsilon, a.interval)
+		if c.Note != "" {
+			row.Note = c.Note
+		}
+		return nil
 	}
 	e := p.build(sigma)
 	if p.mode == modeDelta {

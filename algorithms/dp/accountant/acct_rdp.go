@@ -9,7 +9,7 @@ type rdpAccountant struct {
 
 func newRDPAccountant(c Config) *rdpAccountant {
 	a := NewRDP(c.Orders)
-	a.Neighbouring, a.Series, a.WOR = c.Neighbouring, c.Series, c.WOR
+	a.Neighbouring, a.Series, a.WOR, a.LaplacePanels = c.Neighbouring, c.Series, c.WOR, c.LaplacePanels
 	return &rdpAccountant{cfg: c, a: a}
 }
 

@@ -77,6 +77,14 @@ type Config struct {
 	// Estimate.Note. 0 keeps the accountants' own caps (PLD 2^23 points,
 	// PRV 2^24), whose values the goldens record.
 	WorkPoints int
+	// LaplacePanels, when > 0, caps the Gauss–Legendre panels of the RDP
+	// of the Poisson-sampled Laplace mechanism (RDP, and the RDP bound by
+	// which PRV chooses its domain; default 4000):
+	// an order needing more takes the amplified pure-DP level instead, a
+	// valid upper bound (Mironov 2017, Prop. 3). At small scales the
+	// quadrature costs up to ~0.5 s an evaluation; CalibrateCapped sets
+	// 256 for its RDP and PRV searches. 0 keeps the values the goldens record.
+	LaplacePanels int
 }
 
 // Estimate is one accountant's answer to "ε at δ" (Config.Account) or
@@ -140,6 +148,9 @@ func (c Config) pldOptions() PLDOptions {
 func (c Config) prvOptions() PRVOptions {
 	o := c.PRV
 	o.Neighbouring = c.Neighbouring
+	if o.LaplacePanels == 0 {
+		o.LaplacePanels = c.LaplacePanels
+	}
 	if o.MaxPoints == 0 && c.WorkPoints > 0 {
 		o.MaxPoints = c.WorkPoints
 	}

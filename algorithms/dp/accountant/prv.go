@@ -19,6 +19,11 @@ type PRVOptions struct {
 	Neighbouring Neighbouring
 	// MaxPoints caps the size of the discretization domain (default 1<<24).
 	MaxPoints int
+	// LaplacePanels caps the Poisson-sampled Laplace quadrature of the RDP
+	// bound that chooses the domain (0: the RDP default; see
+	// Config.LaplacePanels). A capped bound is larger, so the domain is
+	// wider and the PRV bounds stay proven.
+	LaplacePanels int
 }
 
 func (o PRVOptions) withDefaults() PRVOptions {
@@ -291,13 +296,13 @@ func (a *PRV) setup(de float64) (*prvSetup, error) {
 	// The domain: upper bounds on ε of the composition at δ_error/4 and of
 	// each event at δ_error/(8k).
 	L := ee
-	lc, err := upperEpsilon(Composed{Events: toEvents(a.leaves)}, de/4, nb, a.opts.MaxPoints, a.memo)
+	lc, err := upperEpsilon(Composed{Events: toEvents(a.leaves)}, de/4, nb, a.opts.MaxPoints, a.memo, a.opts.LaplacePanels)
 	if err != nil {
 		return nil, err
 	}
 	L = math.Max(L, lc)
 	for _, lf := range a.leaves {
-		li, err := upperEpsilon(lf.event, de/(8*k), nb, a.opts.MaxPoints, a.memo)
+		li, err := upperEpsilon(lf.event, de/(8*k), nb, a.opts.MaxPoints, a.memo, a.opts.LaplacePanels)
 		if err != nil {
 			return nil, err
 		}
@@ -389,9 +394,9 @@ func (c *prvSetup) pldRemove(q func(*PLD) (float64, error)) (float64, error) {
 // the RDP accountant (improved conversion, default orders) when it
 // supports the event, else the PLD accountant. +Inf (σ = 0) is an error:
 // the PRV domain cannot be chosen.
-func upperEpsilon(e Event, delta float64, nb Neighbouring, maxPoints int, memo rdpMemo) (float64, error) {
+func upperEpsilon(e Event, delta float64, nb Neighbouring, maxPoints int, memo rdpMemo, laplacePanels int) (float64, error) {
 	r := NewRDP(nil)
-	r.Neighbouring, r.memo = nb, memo
+	r.Neighbouring, r.memo, r.LaplacePanels = nb, memo, laplacePanels
 	err := r.Compose(e)
 	var eps float64
 	if err == nil {

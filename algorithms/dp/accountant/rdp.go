@@ -39,6 +39,9 @@ type RDP struct {
 	// WOR selects the bound for sampling without replacement (default
 	// WORTheorem27).
 	WOR WORBound
+	// LaplacePanels caps the quadrature of the Poisson-sampled Laplace
+	// RDP (0: 4000 panels); see Config.LaplacePanels.
+	LaplacePanels int
 
 	orders    []float64
 	rdp       []float64
@@ -91,7 +94,7 @@ func (a *RDP) Compose(e Event) error {
 	if err := validate(e); err != nil {
 		return err
 	}
-	v, reason, err := eventRDP(e, a.orders, rdpOpts{nb: a.Neighbouring, series: a.Series, wor: a.WOR, memo: a.memo})
+	v, reason, err := eventRDP(e, a.orders, rdpOpts{nb: a.Neighbouring, series: a.Series, wor: a.WOR, memo: a.memo, laplacePanels: a.LaplacePanels})
 	if err != nil {
 		return err
 	}
@@ -164,6 +167,9 @@ type rdpOpts struct {
 	series FractionalSeries
 	wor    WORBound
 	memo   rdpMemo // nil: none
+	// laplacePanels caps the Poisson-sampled Laplace quadrature (0:
+	// laplaceMaxPanels); see Config.LaplacePanels.
+	laplacePanels int
 }
 
 // rdpMemo remembers the RDP vectors of leaf events (by their String) for
@@ -263,7 +269,7 @@ func eventRDPParts(e Event, orders []float64, o rdpOpts) (v []float64, reason st
 				reason = "σ = 0: no noise"
 			}
 		case Laplace:
-			fill(func(a float64) float64 { return poissonLaplaceRDP(e.Q, in.Scale, a) })
+			fill(func(a float64) float64 { return poissonLaplaceRDPCap(e.Q, in.Scale, a, o.laplacePanels) })
 			if in.Scale == 0 && e.Q > 0 {
 				reason = "Laplace scale 0: no noise"
 			}

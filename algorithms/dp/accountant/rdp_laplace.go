@@ -25,6 +25,17 @@ import "math"
 // Laplace step with sampling probability q and scale b (relative to the L1
 // sensitivity).
 func poissonLaplaceRDP(q, b, alpha float64) float64 {
+	return poissonLaplaceRDPCap(q, b, alpha, laplaceMaxPanels)
+}
+
+// poissonLaplaceRDPCap is poissonLaplaceRDP with the quadrature capped at
+// maxPanels panels (≤ laplaceMaxPanels; ≤ 0 reads as laplaceMaxPanels):
+// an order that would need more takes the amplified pure-DP level, a valid
+// and larger value (Config.LaplacePanels, for work-capped callers).
+func poissonLaplaceRDPCap(q, b, alpha float64, maxPanels int) float64 {
+	if maxPanels <= 0 || maxPanels > laplaceMaxPanels {
+		maxPanels = laplaceMaxPanels
+	}
 	switch {
 	case q == 0:
 		return 0
@@ -32,7 +43,7 @@ func poissonLaplaceRDP(q, b, alpha float64) float64 {
 		return math.Inf(1)
 	case q == 1:
 		return laplaceRDP(b, alpha)
-	case math.IsInf(alpha, 1) || laplaceQuadPanels(alpha, b) > laplaceMaxPanels:
+	case math.IsInf(alpha, 1) || laplaceQuadPanels(alpha, b) > float64(maxPanels):
 		// At α = ∞ the RDP is the pure-DP level. At tiny scales the
 		// quadrature below would need more than laplaceMaxPanels panels to
 		// keep its precision (and took seconds per order vector at the
