@@ -208,6 +208,14 @@ func (a *accountArgs) fill(row *accountRow, cfg accountant.Config, p accountPlan
 		eps := a.eps
 		row.Epsilon = &eps
 		r, err := cfg.AccountDelta(e, eps)
+		if errors.Is(err, accountant.ErrInfinite) {
+			// δ is a probability: where this accountant's ε is unbounded
+			// its δ at any finite ε is the trivial 1, not ∞.
+			one := 1.0
+			row.Delta = &one
+			row.Note = "δ = 1 (trivial): this accountant gives ε = ∞: " + unwrapReason(err, accountant.ErrInfinite)
+			return nil
+		}
 		if err != nil {
 			return err
 		}

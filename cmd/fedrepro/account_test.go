@@ -235,6 +235,21 @@ func TestAccountNoNoise(t *testing.T) {
 	if code != 0 || rows[0].Epsilon != nil || !rows[0].Unbounded || !strings.Contains(rows[0].Note, "no noise") {
 		t.Errorf("σ=0 JSON (exit %d): %+v", code, rows)
 	}
+	// δ at ε: a probability, so the trivial 1 where ε is unbounded (never
+	// ∞), and PLD's own answer 1 − (1 − q)^T where it has one.
+	code, out, _ = runCLI("account", "--q", "0.1", "--sigma", "0", "--steps", "10", "--epsilon", "1", "--json", "--accountant", "rdp,pld,prv")
+	rows = decodeRows(t, out)
+	if code != 0 || len(rows) < 3 {
+		t.Fatalf("σ=0 δ at ε (exit %d): %s", code, out)
+	}
+	for _, r := range rows {
+		if r.Delta == nil || !(*r.Delta >= 0 && *r.Delta <= 1) || r.Unbounded {
+			t.Errorf("σ=0 δ at ε, %s/%s: δ %v unbounded %v (%s)", r.Accountant, r.Conversion, r.Delta, r.Unbounded, r.Note)
+		}
+	}
+	if r := row(t, rows, "pld", ""); r.Delta == nil || math.Abs(*r.Delta-(1-math.Pow(0.9, 10))) > 1e-9 {
+		t.Errorf("σ=0 δ at ε by pld: %v, want 1 − 0.9^10", r.Delta)
+	}
 }
 
 // TestAccountMechanisms: Laplace (pure ε = T·log(1 + q(e^{1/b} − 1))),
