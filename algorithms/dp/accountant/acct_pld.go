@@ -35,13 +35,36 @@ func (p *pldAccountant) Epsilon(delta float64) (Estimate, error) {
 
 func (p *pldAccountant) Delta(eps float64) (Estimate, error) {
 	r := Estimate{Kind: KindPLD}
-	a := NewPLD(p.cfg.pldOptions())
-	if err := a.Compose(p.events.event()); err != nil {
-		return r, err
+	o := p.cfg.pldOptions().withDefaults()
+	first := o.Interval
+	for {
+		a := NewPLD(o)
+		if err := a.Compose(p.events.event()); err != nil {
+			return r, err
+		}
+		d, err := a.Delta(eps)
+		if err != nil {
+			return r, err
+		}
+		if r.Interval == 0 || d < r.Value {
+			r.Value, r.Estimate, r.Interval = d, d, o.Interval
+		}
+		// δ = 1 says nothing: at this interval the grid cap moved the
+		// losses that matter to +∞. Every interval's pessimistic δ bounds
+		// the true δ, so a coarser grid (which fits more of the loss
+		// range) may answer; the smallest answer is kept, as ε at δ
+		// coarsens (PLDEpsilonAdaptive).
+		if r.Value < 1 || o.Interval*4 > maxAdaptiveInterval {
+			break
+		}
+		o.Interval *= 4
 	}
-	d, err := a.Delta(eps)
-	r.Value, r.Estimate, r.Interval = d, d, a.opts.Interval
-	return r, err
+	if r.Interval != first {
+		r.Note = fmt.Sprintf("PLD grid coarsened from interval %g to %g, where the finer grid's cap left only the trivial δ = 1 (still an upper bound)", first, r.Interval)
+	} else if r.Value >= 1 {
+		r.Note = fmt.Sprintf("δ = 1, the trivial bound, at every PLD interval up to %g (the true δ may be 1, or the grid cap of %d points may leave the deciding losses at +∞)", maxAdaptiveInterval, o.MaxPoints)
+	}
+	return r, nil
 }
 
 // lossSupported reports whether the PLD or PRV accountant (which share

@@ -274,3 +274,27 @@ func TestLaplacePanelsCap(t *testing.T) {
 		t.Errorf("ε capped %v (%v) < full %v (%v)", capped.Value, err2, full.Value, err1)
 	}
 }
+
+// TestPLDDeltaCoarsens: where the fine PLD grid's cap leaves only the
+// trivial δ = 1 at ε, the accountant coarsens the grid as ε-at-δ does and
+// answers the round trip: δ(ε(δ)) = δ (the sweep case q = 2.1e-4,
+// T = 631, σ = 0.754, δ = 1.157e-7).
+func TestPLDDeltaCoarsens(t *testing.T) {
+	cfg := Config{Kind: KindPLD}
+	e := SelfComposed{Event: PoissonSampled{Q: 0.00021076373209957564, Event: Gaussian{Sigma: 0.754024028107005}}, Count: 631}
+	const delta = 1.1574089546593004e-07
+	est, err := cfg.Account(e, delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := cfg.AccountDelta(e, est.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(back.Value <= delta*(1+1e-6)) || back.Value < delta*0.5 {
+		t.Errorf("δ(ε(δ)) = %g at ε = %g (interval %g), want ≈ %g", back.Value, est.Value, back.Interval, delta)
+	}
+	if back.Interval == 1e-4 || back.Note == "" {
+		t.Errorf("the answer does not say the grid was coarsened: interval %g, note %q", back.Interval, back.Note)
+	}
+}
