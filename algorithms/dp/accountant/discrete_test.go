@@ -171,3 +171,48 @@ func TestDistributedDiscreteGaussian(t *testing.T) {
 		t.Errorf("zCDP ρ = %v (%v), want 9/8", rho, err)
 	}
 }
+
+// TestDiscreteGaussianLargeSigma checks the exact curve where σ is near its
+// bound, where dgDelta sums only the terms within reach of the target and
+// takes them from re-anchored recurrences: δ(ε) against direct summation
+// of the hockey-stick divergence over |x| ≤ 60σ + 60, and ε(δ) as the
+// smallest ε meeting δ (to its 1e-12 tolerance) under that same sum.
+func TestDiscreteGaussianLargeSigma(t *testing.T) {
+	for _, c := range []struct {
+		sigma float64
+		d     int
+	}{{2500, 1}, {8000, 3}} {
+		for _, f := range []float64{0, 0.3, 1, 3} {
+			eps := f * float64(c.d) / c.sigma
+			got, err := DiscreteGaussianDelta(c.sigma, c.d, eps)
+			want := dgHockeyStick(c.sigma, c.d, eps)
+			if err != nil || !near(got, want, 1e-300, 1e-9) {
+				t.Errorf("σ=%v Δ=%d ε=%.4g: δ %.12g, direct sum %.12g (%v)", c.sigma, c.d, eps, got, want, err)
+			}
+		}
+		for _, delta := range []float64{1e-12, 1e-5} {
+			e, err := DiscreteGaussianEpsilon(c.sigma, c.d, delta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if at, below := dgHockeyStick(c.sigma, c.d, e), dgHockeyStick(c.sigma, c.d, e*(1-1e-9)); e > 0 && (at > delta*(1+1e-9) || below < delta*(1-1e-9)) {
+				t.Errorf("σ=%v Δ=%d δ=%v: ε %.12g gives δ %.12g, ε(1−1e-9) gives %.12g", c.sigma, c.d, delta, e, at, below)
+			}
+		}
+	}
+}
+
+// TestDgNorm checks the normaliser from Poisson summation against the
+// direct sum on both sides of the switch at σ = 1.
+func TestDgNorm(t *testing.T) {
+	for _, sigma := range []float64{0.2, 0.7, 0.999, 1, 1.3, 4, 50} {
+		k := int(60*sigma) + 60
+		z := 0.0
+		for x := k; x >= -k; x-- {
+			z += math.Exp(-float64(x) * float64(x) / (2 * sigma * sigma))
+		}
+		if got := dgNorm(sigma); !near(got, z, 0, 1e-14) {
+			t.Errorf("σ=%v: Z %.17g, direct %.17g", sigma, got, z)
+		}
+	}
+}

@@ -30,7 +30,7 @@ func gridDeltaSum(p []float64, loss func(i int) float64, eps float64) float64 {
 // distribution. lowerLoss(i) is the loss below l_i (l_{i−1}, spelled as
 // each caller computes it).
 func gridEpsilon(p []float64, inf, target, h float64, loss, lowerLoss func(i int) float64) float64 {
-	if inf >= target {
+	if !(inf < target) { // a NaN mass is no bound: answer ∞, never 0
 		return math.Inf(1)
 	}
 	var P, E float64

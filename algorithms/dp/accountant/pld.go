@@ -443,7 +443,10 @@ func ctdSplit(massP, massQ, l0, den float64) (a, b float64) {
 
 // discretizeAtoms applies connect-the-dots to an atomic distribution: an
 // atom at l (P-mass p, Q-mass p·e^{−l}) strictly inside a cell is split
-// between its ends as in ctdSplit; one on a grid point stays there.
+// between its ends as in ctdSplit, b = p·(1 − e^{l0−l})/(1 − e^{−Δ}) at
+// the upper end; one on the upper end gets b = p from the same formula.
+// The atoms of one cell are summed before the split is applied, which
+// matters when σ is large and a cell holds thousands of atoms.
 func (a *PLD) discretizeAtoms(d lossDist) (pmf, error) {
 	dx := a.opts.Interval
 	if len(d.atomL) == 0 {
@@ -464,6 +467,18 @@ func (a *PLD) discretizeAtoms(d lossDist) (pmf, error) {
 	p := make([]float64, hi-lo+1)
 	den := -math.Expm1(-dx)
 	inf := d.inf
+	// The open cell (cell−1, cell], its P-mass and the numerator of its
+	// upper share, Σ p·(1 − e^{l0−l}): written with expm1 it has no
+	// cancellation, unlike p − e^{l0}·(p·e^{−l}) when l − l0 is small.
+	cell, mP, mB := lo, 0.0, 0.0
+	flush := func() {
+		if cell > lo && mP > 0 {
+			b := math.Min(math.Max(mB/den, 0), mP)
+			p[cell-1-lo] += mP - b
+			p[cell-lo] += b
+		}
+		mP, mB = 0, 0
+	}
 	for k, l := range d.atomL {
 		m := d.atomP[k]
 		i, err := gridIndex(l, dx, true)
@@ -475,16 +490,21 @@ func (a *PLD) discretizeAtoms(d lossDist) (pmf, error) {
 			trunc += m
 			continue
 		}
-		l0 := float64(i-1) * dx
-		if float64(i)*dx == l || i == lo {
-			p[i-lo] += m
+		if i == lo {
+			p[0] += m // at the first grid point
 			continue
 		}
-		lower, upper := ctdSplit(m, m*math.Exp(-l), l0, den)
-		p[i-1-lo] += lower
-		p[i-lo] += upper
+		if i != cell {
+			flush()
+			cell = i
+		}
+		mP += m
+		mB += m * -math.Expm1(float64(cell-1)*dx-l)
 	}
-	return trimZeros(pmf{lo: lo, p: p, inf: inf, trunc: trunc}), nil
+	flush()
+	// Rounding in the sums must not push the mass at +∞ past one.
+	inf = math.Min(inf, 1)
+	return trimZeros(pmf{lo: lo, p: p, inf: inf, trunc: math.Min(trunc, inf)}), nil
 }
 
 func trimZeros(p pmf) pmf {

@@ -150,8 +150,8 @@ func (a *PLD) selfComposeCheck(p pmf, n int, check func(float64) error) (pmf, er
 	if p.inf > 0 {
 		trunc = inf * p.trunc / p.inf
 	}
-	if p.inf == 1 || len(p.p) == 0 {
-		return pmf{p: []float64{}, inf: 1, trunc: trunc}, nil
+	if p.inf >= 1 || len(p.p) == 0 { // ≥: rounding may leave p.inf a hair above 1
+		return pmf{p: []float64{}, inf: 1, trunc: math.Min(1, trunc)}, nil
 	}
 	if err := checkOffset(nf * float64(p.lo)); err != nil {
 		return pmf{}, err
@@ -305,8 +305,10 @@ func logMGF(logw, w []float64, lam float64) float64 {
 		e0, e1 := lam*float64(j0-ref), lam*float64(j1-1-ref)
 		if math.Max(e0, e1) > 700 || math.Min(e0, e1) < -700 {
 			for j := j0; j < j1; j++ {
-				if w[j] > 0 {
-					s += math.Exp(logw[j] + lam*float64(j-ref)) // ≤ w_ref: no overflow
+				// ≤ w_ref: no overflow; below −746 e^x is 0 in
+				// float64, so those terms are skipped without a call.
+				if a := logw[j] + lam*float64(j-ref); w[j] > 0 && a > -746 {
+					s += math.Exp(a)
 				}
 			}
 			continue

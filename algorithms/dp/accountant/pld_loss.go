@@ -270,22 +270,33 @@ func poissonLaplaceRemove(q, b float64) lossDist {
 }
 
 // discreteGaussianLoss is the atomic loss of (N_ℤ(0,σ²), N_ℤ(Δ,σ²)):
-// L(x) = (Δ² − 2xΔ)/(2σ²) with P-mass p(x). The pair is symmetric.
+// L(x) = (Δ² − 2xΔ)/(2σ²) with P-mass p(x). The pair is symmetric. The
+// atoms are x = −k … k, with P[X > k] ≤ dgAtomTail (dgCut), normalised
+// to sum to one; in addition the sub-Gaussian bound on the mass of
+// x < −k, the largest losses, is put at +∞ (counted as truncated), so
+// what the table leaves out can only raise the curve.
 func discreteGaussianLoss(sigma float64, d int) lossDist {
-	pmf, k := discreteGaussianPMF(sigma)
+	k := dgCut(sigma, dgAtomTail)
+	tail := dgTailBound(sigma, float64(k+1))
 	df := float64(d)
 	inv := 1 / (2 * sigma * sigma)
-	n := len(pmf)
+	n := 2*k + 1
 	ls, ps := make([]float64, 0, n), make([]float64, 0, n)
-	for i := n - 1; i >= 0; i-- { // increasing loss: decreasing x
-		x := float64(i - k)
-		if pmf[i] == 0 {
+	z := 0.0
+	for x := k; x >= -k; x-- { // increasing loss: decreasing x
+		fx := float64(x)
+		p := math.Exp(-fx * fx * inv)
+		if p == 0 {
 			continue
 		}
-		ls = append(ls, (df*df-2*x*df)*inv)
-		ps = append(ps, pmf[i])
+		ls = append(ls, (df*df-2*fx*df)*inv)
+		ps = append(ps, p)
+		z += p
 	}
-	return lossDist{atomL: ls, atomP: ps, lmin: ls[0], lmax: ls[len(ls)-1]}
+	for i := range ps {
+		ps[i] /= z
+	}
+	return lossDist{atomL: ls, atomP: ps, lmin: ls[0], lmax: ls[len(ls)-1], inf: tail, trunc: tail}
 }
 
 // atomLoss is a distribution with all finite mass 1 − inf at loss l.

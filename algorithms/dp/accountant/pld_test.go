@@ -185,3 +185,36 @@ func TestPLDHugeLossesNeverBelowExact(t *testing.T) {
 		}
 	}
 }
+
+// TestPLDMassAtInfinityAboveOne: rounding can leave the mass at +∞ a hair
+// above one (every finite atom beyond a small grid cap). That once made
+// log1p(−inf) NaN in the self-composition and the answer ε = 0 for ten
+// steps of a discrete Gaussian with ε ≈ 1,700 (sweep, session 30). A mass
+// at +∞ of one or more, or NaN, must give ∞, and the composed ε can
+// never fall below one step's exact ε.
+func TestPLDMassAtInfinityAboveOne(t *testing.T) {
+	if e := gridEpsilon([]float64{0.5}, math.NaN(), 1e-5, 1e-4, func(int) float64 { return 1 }, func(int) float64 { return 0 }); !math.IsInf(e, 1) {
+		t.Errorf("gridEpsilon with NaN mass at ∞: %v, want +Inf", e)
+	}
+	a := NewPLD(PLDOptions{})
+	p, err := a.selfCompose(pmf{lo: 0, p: []float64{0.25, 0.25}, inf: 1 + 0x1p-52}, 10)
+	if err != nil || p.inf != 1 || len(p.p) != 0 {
+		t.Errorf("self-composition of a mass 1+2⁻⁵² at ∞: %+v (%v), want all mass at ∞", p, err)
+	}
+	ev := DiscreteGaussian{Sigma: 1, Sensitivity: 18}
+	one, err := ExactEpsilon(ev, 0.04, AddRemove)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, steps := range []int{10, 1000} {
+		for _, mp := range []int{1 << 16, 1 << 20} {
+			eps, _, err := PLDEpsilonAdaptive(SelfComposed{Event: ev, Count: steps}, 0.04, PLDOptions{MaxPoints: mp})
+			if err != nil && !errors.Is(err, ErrGridCap) {
+				t.Fatal(err)
+			}
+			if err == nil && eps < one {
+				t.Errorf("%d steps, cap %d: PLD ε %v below one step's exact ε %v", steps, mp, eps, one)
+			}
+		}
+	}
+}

@@ -98,7 +98,9 @@ func laplaceMixLogAm1(q, b, beta float64) float64 {
 	// panels over which it changes by ≤ 5 keep 20-point Gauss–Legendre at
 	// double precision.
 	panels := int(math.Min(laplaceMaxPanels, laplaceQuadPanels(beta, b)))
-	middle := logIntegral(mid, 0, 1, panels)
+	// Per panel of width 1/panels the log-integrand moves by at most
+	// (2|β| + 1)/(b·panels) (≤ 5 by the choice of panels).
+	middle := logIntegralSkip(mid, 0, 1, panels, (2*math.Abs(beta)+1)/(b*float64(panels)))
 	return logAdd(logAdd(left, right), middle)
 }
 
