@@ -57,12 +57,20 @@ func (p *pldAccountant) Delta(eps float64) (Estimate, error) {
 		if r.Value < 1 || o.Interval*4 > maxAdaptiveInterval {
 			break
 		}
-		o.Interval *= 4
+		// Coarsen ×4, or by as many factors of 4 as the widest grid this
+		// attempt asked for needs to fit the cap: the grids in between
+		// would cap the same losses again (a level skipped this way can
+		// only leave δ larger, never below the truth).
+		step := 4.0
+		for a.need/step > float64(o.MaxPoints) && o.Interval*step*4 <= maxAdaptiveInterval {
+			step *= 4
+		}
+		o.Interval *= step
 	}
 	if r.Interval != first {
 		r.Note = fmt.Sprintf("PLD grid coarsened from interval %g to %g, where the finer grid's cap left only the trivial δ = 1 (still an upper bound)", first, r.Interval)
 	} else if r.Value >= 1 {
-		r.Note = fmt.Sprintf("δ = 1, the trivial bound, at every PLD interval up to %g (the true δ may be 1, or the grid cap of %d points may leave the deciding losses at +∞)", maxAdaptiveInterval, o.MaxPoints)
+		r.Note = fmt.Sprintf("δ = 1, the trivial bound, at every PLD interval tried up to %g (the true δ may be 1, or the grid cap of %d points may leave the deciding losses at +∞)", maxAdaptiveInterval, o.MaxPoints)
 	}
 	return r, nil
 }

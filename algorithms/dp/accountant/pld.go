@@ -67,6 +67,10 @@ type PLD struct {
 	// composition stops early instead of filling grids of millions of
 	// points whose answer is already known.
 	stopAt float64
+	// need is the most grid points any step of the composition asked for
+	// before the MaxPoints cap (a leaf's loss range, a composition's
+	// Chernoff window): how much coarser a grid must be to hold them.
+	need float64
 }
 
 // doomed returns an ErrGridCap error when truncated mass trunc has
@@ -340,57 +344,19 @@ func (a *PLD) discretizeCheck(d lossDist, check func(float64) error) (pmf, error
 	if d.eval == nil {
 		return a.discretizeAtoms(d)
 	}
-	dx, tau, cap := a.opts.Interval, a.opts.TailMass, a.opts.MaxPoints
-	span := float64(cap-1) * dx // the widest loss range the grid holds
-	fP := func(l float64) float64 { f, _, _, _ := d.eval(l); return f }
-	sP := func(l float64) float64 { _, s, _, _ := d.eval(l); return s }
-	scale := d.scale
-	if !(scale > 0) || math.IsInf(scale, 0) {
-		scale = 1
-	}
-	lLo := d.lmin
-	if math.IsInf(lLo, -1) {
-		l := d.centre - scale
-		for step := scale; fP(l) > tau && d.centre-l < span; step *= 2 {
-			l -= step
-		}
-		lLo = math.Max(l, d.centre-span)
-	}
-	lHi := d.lmax
-	truncated := false
-	if math.IsInf(lHi, 1) {
-		l := math.Max(d.centre, lLo) + scale
-		for step := scale; sP(l) > tau && l-lLo <= span; step *= 2 {
-			l += step
-		}
-		lHi = l
-	}
-	if lHi-lLo > span {
-		lHi, truncated = lLo+span, true
-	}
-	lo, err := gridIndex(lLo, dx, false)
+	lo, hi, truncated, beyond, err := a.gridPlan(d)
 	if err != nil {
 		return pmf{}, err
-	}
-	hi, err := gridIndex(lHi, dx, true)
-	if err != nil {
-		return pmf{}, err
-	}
-	if hi-lo+1 > cap {
-		hi, truncated = lo+cap-1, true
-	}
-	if hi == lo {
-		hi++
 	}
 	if truncated {
 		// Mass beyond the last point stands for finite losses; when it
 		// alone reaches the δ being solved for, ε will be decided by the
 		// grid cap whatever else happens, so stop before the work.
-		_, s := tailAt(d, float64(hi)*dx)
-		if err := check(d.trunc + s); err != nil {
+		if err := check(d.trunc + beyond); err != nil {
 			return pmf{}, err
 		}
 	}
+	dx := a.opts.Interval
 	n := hi - lo + 1
 	p := make([]float64, n)
 	f0P, s0P, f0Q, s0Q := d.eval(float64(lo) * dx)
@@ -418,6 +384,59 @@ func (a *PLD) discretizeCheck(d lossDist, check func(float64) error) (pmf, error
 		out.trunc += s0P
 	}
 	return trimZeros(out), nil
+}
+
+// gridPlan is the cheap first part of discretizing a continuous loss
+// distribution: the grid's index range [lo, hi] (the TailMass quantiles,
+// at most MaxPoints points from the lower end), whether the cap cut it
+// short, and then the P-mass beyond its last point. leafPMF asks it of
+// every direction before discretizing any, so that an attempt the grid
+// cap dooms stops before the first costly grid.
+func (a *PLD) gridPlan(d lossDist) (lo, hi int, truncated bool, beyond float64, err error) {
+	dx, tau, cap := a.opts.Interval, a.opts.TailMass, a.opts.MaxPoints
+	span := float64(cap-1) * dx // the widest loss range the grid holds
+	fP := func(l float64) float64 { f, _, _, _ := d.eval(l); return f }
+	sP := func(l float64) float64 { _, s, _, _ := d.eval(l); return s }
+	scale := d.scale
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		scale = 1
+	}
+	lLo := d.lmin
+	if math.IsInf(lLo, -1) {
+		l := d.centre - scale
+		for step := scale; fP(l) > tau && d.centre-l < span; step *= 2 {
+			l -= step
+		}
+		lLo = math.Max(l, d.centre-span)
+	}
+	lHi := d.lmax
+	if math.IsInf(lHi, 1) {
+		l := math.Max(d.centre, lLo) + scale
+		for step := scale; sP(l) > tau && l-lLo <= span; step *= 2 {
+			l += step
+		}
+		lHi = l
+	}
+	a.need = math.Max(a.need, (lHi-lLo)/dx+1)
+	if lHi-lLo > span {
+		lHi, truncated = lLo+span, true
+	}
+	if lo, err = gridIndex(lLo, dx, false); err != nil {
+		return 0, 0, false, 0, err
+	}
+	if hi, err = gridIndex(lHi, dx, true); err != nil {
+		return 0, 0, false, 0, err
+	}
+	if hi-lo+1 > cap {
+		hi, truncated = lo+cap-1, true
+	}
+	if hi == lo {
+		hi++
+	}
+	if truncated {
+		_, beyond = tailAt(d, float64(hi)*dx)
+	}
+	return lo, hi, truncated, beyond, nil
 }
 
 // ctdSplit splits a cell's P-mass into a at its lower end l0 and b at
@@ -461,6 +480,7 @@ func (a *PLD) discretizeAtoms(d lossDist) (pmf, error) {
 		return pmf{}, err
 	}
 	trunc := d.trunc
+	a.need = math.Max(a.need, float64(hi-lo+1))
 	if hi-lo+1 > a.opts.MaxPoints {
 		hi = lo + a.opts.MaxPoints - 1
 	}
@@ -528,6 +548,25 @@ func (a *PLD) leafPMF(e Event) (d [2]pmf, keys [2]string, symmetric bool, reason
 	ld, symmetric, reason, err := leafLoss(e, a.opts.Neighbouring, "PLD", 2*float64(a.opts.MaxPoints)*a.opts.Interval)
 	if err != nil {
 		return d, keys, false, "", err
+	}
+	if a.stopAt > 0 {
+		// Ask the grid-cap question of both directions before building
+		// either grid: a doomed second direction would otherwise cost
+		// the first one's full grid, at every interval of the ladder.
+		for i := range ld {
+			if i == 1 && symmetric || ld[i].eval == nil {
+				continue
+			}
+			_, _, truncated, beyond, err := a.gridPlan(ld[i])
+			if err != nil {
+				return d, keys, false, "", err
+			}
+			if truncated {
+				if err := a.doomed(ld[i].trunc + beyond); err != nil {
+					return d, keys, false, "", err
+				}
+			}
+		}
 	}
 	for i := range d {
 		if i == 1 && symmetric {

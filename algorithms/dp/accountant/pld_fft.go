@@ -211,6 +211,7 @@ func (a *PLD) selfComposeCheck(p pmf, n int, check func(float64) error) (pmf, er
 		tauHigh = 0
 	}
 	cap := float64(a.opts.MaxPoints)
+	a.need = math.Max(a.need, U-L+1)
 	if U-L+1 > cap {
 		U = L + cap - 1
 		// Chernoff bound on P(S > U) over a grid of λ, at most 1.

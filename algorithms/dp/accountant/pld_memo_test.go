@@ -1,6 +1,7 @@
 package accountant
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
@@ -93,13 +94,20 @@ func TestPLDMemoReturnsTheComputation(t *testing.T) {
 			}
 		}
 	}
-	// The capped cases do exercise both outcomes of the replayed check.
+	// The capped case has both outcomes of the early stop, whatever the
+	// memo holds: full entries from a run without stopAt must not keep a
+	// run at stopAt 1e-5 from stopping (leafPMF's pre-check, or the
+	// replayed check of memoStep), and a second full run is served by
+	// the memo.
 	pldMemo.reset()
-	if s := composeWith(cases[5].e, capped, 1e-5); s[:6] != "error:" {
-		t.Fatalf("capped case at stopAt 1e-5 did not stop early: %s", s)
-	}
 	if s := composeWith(cases[5].e, capped, 0); s[:6] == "error:" {
 		t.Fatalf("capped case without stopAt failed: %s", s)
+	}
+	if s := composeWith(cases[5].e, capped, 1e-5); s[:6] != "error:" {
+		t.Fatalf("capped case at stopAt 1e-5 did not stop early after a full run: %s", s)
+	}
+	if s := composeWith(cases[5].e, capped, 0); s[:6] == "error:" {
+		t.Fatalf("capped case without stopAt failed on the second run: %s", s)
 	}
 	if pldMemo.hits == 0 {
 		t.Fatal("the memo was never hit")
@@ -128,5 +136,22 @@ func TestPLDMemoBounded(t *testing.T) {
 	m.put(gridMemoEntry{key: "big", p: pmf{p: make([]float64, 101)}})
 	if _, ok := m.get("big"); ok {
 		t.Error("an entry above the cap was stored")
+	}
+}
+
+// TestPLDPrecheckBeforeAnyGrid: when the grid cap dooms one direction of a
+// leaf at the δ being solved for, no grid of the other is built first
+// (the sweep's tiny-scale Laplace spent 0.15 s a ladder step on a grid
+// whose answer was already known).
+func TestPLDPrecheckBeforeAnyGrid(t *testing.T) {
+	pldMemo.reset()
+	a := NewPLD(PLDOptions{MaxPoints: 1 << 16})
+	a.stopAt = 2.6e-5
+	err := a.Compose(PoissonSampled{Q: 1.76e-5, Event: Laplace{Scale: 1e-6}})
+	if !errors.Is(err, ErrGridCap) {
+		t.Fatalf("compose: %v, want the grid cap", err)
+	}
+	if pldMemo.size != 0 || pldMemo.misses != 0 {
+		t.Errorf("a doomed leaf built %d grid points (%d memo misses) before stopping", pldMemo.size, pldMemo.misses)
 	}
 }
