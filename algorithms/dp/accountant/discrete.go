@@ -111,7 +111,16 @@ func dgDelta(sigma, d, z, eps, floor float64) float64 {
 	if x > xs-1 && (d*d-2*x*d)*inv <= eps {
 		x-- // rounding put x* on an integer
 	}
+	// Above 38.7σ, e^{−x²/(2σ²)} is 0 in float64: those terms add exactly
+	// nothing, and with a large Δ there may be ~Δ/2 of them.
+	x = math.Min(x, math.Ceil(38.7*sigma)+1)
 	m, mm1, cr := math.Exp(-2*d*inv), math.Expm1(-2*d*inv), math.Exp(-2*inv)
+	block := dgBlock
+	if sigma < 2 {
+		// The ratios e^{±(2x−1)/(2σ²)} leave the double range within a
+		// few terms (0·∞ = NaN): every term exact; there are few.
+		block = 1
+	}
 	s, c := 0.0, 0.0
 	for {
 		if x <= 0 && dgTailBound(sigma, -x) <= 0x1p-64*math.Max(s, floor) {
@@ -120,7 +129,7 @@ func dgDelta(sigma, d, z, eps, floor float64) float64 {
 		p := math.Exp(-x*x*inv) / z
 		g := math.Expm1(eps - (d*d-2*x*d)*inv)
 		r := math.Exp((2*x - 1) * inv)
-		for range dgBlock {
+		for range block {
 			t := p * -g
 			u := s + t
 			if s >= t {
@@ -133,7 +142,7 @@ func dgDelta(sigma, d, z, eps, floor float64) float64 {
 			r *= cr
 			g = g*m + mm1
 		}
-		x -= dgBlock
+		x -= float64(block)
 	}
 	return math.Min(1, s+c)
 }

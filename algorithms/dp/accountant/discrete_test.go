@@ -216,3 +216,47 @@ func TestDgNorm(t *testing.T) {
 		}
 	}
 }
+
+// dgDirect is δ(ε) by the privacy-loss form Σ_x p(x)·(1 − e^{ε−L(x)})₊
+// over the whole table |x| ≤ 60σ + 60, every term exact (no cut-off, no
+// recurrence), in the form that stays finite at huge ε (unlike
+// dgHockeyStick's e^ε).
+func dgDirect(sigma float64, d int, eps float64) float64 {
+	k := int(60*sigma) + 60
+	inv := 1 / (2 * sigma * sigma)
+	df := float64(d)
+	z, s := 0.0, 0.0
+	for x := -k; x <= k; x++ {
+		fx := float64(x)
+		w := math.Exp(-fx * fx * inv)
+		z += w
+		if l := (df*df - 2*fx*df) * inv; l > eps {
+			s += w * -math.Expm1(eps-l)
+		}
+	}
+	return s / z
+}
+
+// TestDiscreteGaussianTinySigma: below σ = 2 the exact curve takes every
+// term exactly (the recurrences' ratios leave the double range: at
+// σ = 1e-6 they once made 0·∞ = NaN and the sum never ended).
+func TestDiscreteGaussianTinySigma(t *testing.T) {
+	for _, sigma := range []float64{1e-6, 0.01, 0.3, 1.99} {
+		for _, d := range []int{1, 4} {
+			for _, delta := range []float64{1.5e-9, 1e-3} {
+				e, err := DiscreteGaussianEpsilon(sigma, d, delta)
+				if err != nil || math.IsNaN(e) || math.IsInf(e, 0) {
+					t.Fatalf("σ=%v Δ=%d δ=%v: ε %v (%v)", sigma, d, delta, e, err)
+				}
+				// ε meets δ, and 2e-12 below it does not (the solve's
+				// tolerance is 1e-12 relative).
+				if at := dgDirect(sigma, d, e); at > delta*(1+1e-9) {
+					t.Errorf("σ=%v Δ=%d δ=%v: ε %.15g gives δ %.6g", sigma, d, delta, e, at)
+				}
+				if below := dgDirect(sigma, d, e*(1-2e-12)); e > 0 && below <= delta {
+					t.Errorf("σ=%v Δ=%d δ=%v: ε %.15g is not the smallest (δ %.6g at ε(1−2e-12))", sigma, d, delta, e, below)
+				}
+			}
+		}
+	}
+}
