@@ -155,3 +155,19 @@ func TestPLDPrecheckBeforeAnyGrid(t *testing.T) {
 		t.Errorf("a doomed leaf built %d grid points (%d memo misses) before stopping", pldMemo.size, pldMemo.misses)
 	}
 }
+
+// TestPLDTinyDeltaStopsEarly: at δ below 8·TailMass the ladder's attempts
+// still stop early on truncated mass when no loss is genuinely infinite;
+// only the last attempt (which always runs in full) discretizes its leaf
+// (two directions: two memo misses, where every attempt used to build
+// both grids: fourteen).
+func TestPLDTinyDeltaStopsEarly(t *testing.T) {
+	pldMemo.reset()
+	_, _, err := PLDEpsilonAdaptive(PoissonSampled{Q: 0.18, Event: Laplace{Scale: 1e-6}}, 1.65e-15, PLDOptions{MaxPoints: 1 << 16})
+	if !errors.Is(err, ErrGridCap) {
+		t.Fatalf("err %v, want the grid cap", err)
+	}
+	if pldMemo.misses > 2 {
+		t.Errorf("the ladder discretized %d leaf directions, want only the last attempt's 2", pldMemo.misses)
+	}
+}
