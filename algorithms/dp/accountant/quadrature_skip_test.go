@@ -20,17 +20,7 @@ func TestLogIntegralSkip(t *testing.T) {
 		b := math.Exp(math.Log(1e-3) + r.Float64()*9.2)     // (1e-3, 10)
 		alpha := 1 + math.Exp(math.Log(0.05)+r.Float64()*7) // (1.05, ~56)
 		for _, beta := range []float64{alpha, 1 - alpha} {
-			lq, l2b := math.Log(q), math.Log(2*b)
-			mid := func(x float64) float64 {
-				y := (2*x - 1) / b
-				var lg float64
-				if y > 30 {
-					lg = logGLog(lq+logExpm1(y), beta)
-				} else {
-					lg = logG(q*math.Expm1(y), beta)
-				}
-				return lg - x/b - l2b
-			}
+			mid := laplaceMidLog(q, b, beta)
 			panels := int(math.Min(laplaceMaxPanels, laplaceQuadPanels(beta, b)))
 			got := logIntegralSkip(mid, 0, 1, panels, (2*math.Abs(beta)+1)/(b*float64(panels)))
 			want := logIntegral(mid, 0, 1, panels)

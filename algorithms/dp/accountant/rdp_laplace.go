@@ -82,9 +82,22 @@ func laplaceMixLogAm1(q, b, beta float64) float64 {
 	// x ≤ 0: u = e^{−1/b} − 1; x ≥ 1: u = e^{1/b} − 1 (possibly huge).
 	left := math.Log(0.5) + logG(q*math.Expm1(-e1), beta)
 	right := math.Log(0.5) - e1 + logGLog(lq+logExpm1(e1), beta)
-	// 0 < x < 1: density e^{−x/b}/(2b), u = e^{(2x−1)/b} − 1.
-	l2b := math.Log(2 * b)
-	mid := func(x float64) float64 {
+	mid := laplaceMidLog(q, b, beta)
+	// The log-integrand changes by at most (2|β| + 1)/b across [0, 1];
+	// panels over which it changes by ≤ 5 keep 20-point Gauss–Legendre at
+	// double precision.
+	panels := int(math.Min(laplaceMaxPanels, laplaceQuadPanels(beta, b)))
+	// Per panel of width 1/panels the log-integrand moves by at most
+	// (2|β| + 1)/(b·panels) (≤ 5 by the choice of panels).
+	middle := logIntegralSkip(mid, 0, 1, panels, (2*math.Abs(beta)+1)/(b*float64(panels)))
+	return logAdd(logAdd(left, right), middle)
+}
+
+// laplaceMidLog is the log-integrand of laplaceMixLogAm1 on 0 < x < 1,
+// where the density is e^{−x/b}/(2b) and u = e^{(2x−1)/b} − 1.
+func laplaceMidLog(q, b, beta float64) func(float64) float64 {
+	lq, l2b := math.Log(q), math.Log(2*b)
+	return func(x float64) float64 {
 		y := (2*x - 1) / b
 		var lg float64
 		if y > 30 {
@@ -94,14 +107,6 @@ func laplaceMixLogAm1(q, b, beta float64) float64 {
 		}
 		return lg - x/b - l2b
 	}
-	// The log-integrand changes by at most (2|β| + 1)/b across [0, 1];
-	// panels over which it changes by ≤ 5 keep 20-point Gauss–Legendre at
-	// double precision.
-	panels := int(math.Min(laplaceMaxPanels, laplaceQuadPanels(beta, b)))
-	// Per panel of width 1/panels the log-integrand moves by at most
-	// (2|β| + 1)/(b·panels) (≤ 5 by the choice of panels).
-	middle := logIntegralSkip(mid, 0, 1, panels, (2*math.Abs(beta)+1)/(b*float64(panels)))
-	return logAdd(logAdd(left, right), middle)
 }
 
 // laplaceMaxPanels caps the quadrature panels of laplaceMixLogAm1.
