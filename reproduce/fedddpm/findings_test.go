@@ -23,9 +23,9 @@ func synthWriter(t *testing.T) *reportWriter {
 	persist := true
 	s := &Spec{SpecHeader: paper.SpecHeader{Seeds: []uint64{1, 2, 3}}, Settings: map[string]Setting{"mix": {Source: "mixture"}},
 		Experiments: []Experiment{
-			{Name: "tables", Kind: "tables", Datasets: []string{"mix"}, Partitions: []string{"shard", "dir0.1"}, Participation: []float64{0.15},
+			{ExperimentHeader: paper.ExperimentHeader{Name: "tables"}, Kind: "tables", Datasets: []string{"mix"}, Partitions: []string{"shard", "dir0.1"}, Participation: []float64{0.15},
 				Methods: []string{"fedavg", "fedddpm", "fedddpm+"}},
-			{Name: "sens", Kind: "sensitivity", Datasets: []string{"mix"}, Partitions: []string{"shard"}, Participation: []float64{0.15},
+			{ExperimentHeader: paper.ExperimentHeader{Name: "sens"}, Kind: "sensitivity", Datasets: []string{"mix"}, Partitions: []string{"shard"}, Participation: []float64{0.15},
 				Methods: []string{"fedavg", "fedddpm", "fedddpm+"}, Override: Override{PersistOptimizer: &persist}},
 		}}
 	return &reportWriter{s: s, nums: nums, groups: map[gkey]*group{}, src: newSources(""), totals: map[string]*relCount{}, summary: &report.Summary{}}

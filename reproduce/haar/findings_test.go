@@ -55,9 +55,9 @@ func synthWriter(t *testing.T, exps []Experiment, runs []synthRun) *reportWriter
 func figExperiments() []Experiment {
 	sig := []float64{1, 1.5, 3}
 	return []Experiment{
-		{Name: "sample_level", Figure: "7-9", Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25},
-		{Name: "user_level", Figure: "10-12", Level: "user", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig},
-		{Name: "sample_level_mlp", Figure: "7-9", Level: "sample", Model: "mlp", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25},
+		{ExperimentHeader: paper.ExperimentHeader{Name: "sample_level", Figure: "7-9"}, Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25},
+		{ExperimentHeader: paper.ExperimentHeader{Name: "user_level", Figure: "10-12"}, Level: "user", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig},
+		{ExperimentHeader: paper.ExperimentHeader{Name: "sample_level_mlp", Figure: "7-9"}, Level: "sample", Model: "mlp", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25},
 	}
 }
 
@@ -222,7 +222,7 @@ func TestPrivacyFigure(t *testing.T) {
 // The scope names the paper's figures of the runs present, not Figs 7–12.
 func TestScopeFigures(t *testing.T) {
 	exps := figExperiments()
-	exps = append(exps, Experiment{Name: "table3", Table: "III", Level: "sample", Model: "logreg"})
+	exps = append(exps, Experiment{ExperimentHeader: paper.ExperimentHeader{Name: "table3", Table: "III"}, Level: "sample", Model: "logreg"})
 	var runs []synthRun
 	for _, e := range exps[:3] {
 		runs = append(runs, gainRuns(e, []float64{1, 2, 3})...)
@@ -255,8 +255,8 @@ func TestScopeFigures(t *testing.T) {
 // sample_level_per_example, with noise std ×√25 = 5.
 func readingRuns(lotGain, exGain []float64) ([]Experiment, []synthRun) {
 	sig := []float64{1, 3}
-	base := Experiment{Name: "sample_level", Figure: "7-9", Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25}
-	ex := Experiment{Name: "sample_level_per_example", Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25, NoisePer: noisePerExample}
+	base := Experiment{ExperimentHeader: paper.ExperimentHeader{Name: "sample_level", Figure: "7-9"}, Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25}
+	ex := Experiment{ExperimentHeader: paper.ExperimentHeader{Name: "sample_level_per_example"}, Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25, NoisePer: noisePerExample}
 	var runs []synthRun
 	for i, s := range sig {
 		runs = append(runs,

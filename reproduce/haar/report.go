@@ -202,10 +202,7 @@ func (w *reportWriter) header(doc *report.Doc) {
 		for _, o := range e.Optimizers {
 			lrs = append(lrs, fmt.Sprintf("%s %g", o, e.LR[o]))
 		}
-		seeds := len(e.Seeds)
-		if seeds == 0 {
-			seeds = len(w.s.Seeds)
-		}
+		seeds := len(w.s.SeedsOf(&e.ExperimentHeader))
 		tb.Add(e.Name, e.Level, strings.Join(ran, ", "), mdl, fmt.Sprintf("%d × %s (public %d)", e.Data.Clients, size, e.Data.Public),
 			fmt.Sprintf("%d × %d", e.Rounds, e.Epochs), samp, strings.Join(lrs, ", "), seeds)
 	}

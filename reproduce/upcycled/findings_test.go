@@ -158,7 +158,7 @@ func TestGeneratedCellsAreNotMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	pt, _ := nums.Table("1")
-	exp := &Experiment{Name: "table1", Table: "1", Privacy: "none", Model: "logreg", Datasets: []string{"syn_0.5_0.5"},
+	exp := &Experiment{ExperimentHeader: paper.ExperimentHeader{Name: "table1", Table: "1"}, Privacy: "none", Model: "logreg", Datasets: []string{"syn_0.5_0.5"},
 		Sources: []string{"released", "generated"}, Methods: []string{"fedavg"}, Modes: []string{"upstream"}}
 	mk := func(acc ...float64) *group {
 		g := &group{&paper.Group[RunConfig]{}}

@@ -418,10 +418,7 @@ func (w *reportWriter) tunedTable(doc *report.Doc, tableID string, pt *paper.Tab
 
 // seedsOf returns an experiment's seeds.
 func (w *reportWriter) seedsOf(e *Experiment) []uint64 {
-	if len(e.Seeds) > 0 {
-		return e.Seeds
-	}
-	return w.s.Seeds
+	return w.s.SeedsOf(&e.ExperimentHeader)
 }
 
 // selected returns a tuned group's selected lr and c (the same for every
