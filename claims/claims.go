@@ -9,9 +9,6 @@ package claims
 import (
 	"embed"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strings"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/audit/claim"
@@ -27,53 +24,20 @@ var files embed.FS
 // names registered papers only, and each one that has claim files.
 var Papers = []string{"upcycled", "haar", "normec"}
 
+// folder is this package's claim files.
+var folder = Folder{FS: files, Papers: Papers, Unknown: "no claim %q in the library (see fedrepro audit --library)"}
+
 // IDs lists every embedded claim, sorted.
-func IDs() []string {
-	ents, _ := fs.ReadDir(files, ".")
-	var out []string
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func IDs() []string { return folder.IDs() }
 
 // ForPaper lists the claims of a reproduced paper (files <paper>-….yaml).
-func ForPaper(paper string) []string {
-	var out []string
-	for _, id := range IDs() {
-		if strings.HasPrefix(id, paper+"-") {
-			out = append(out, id)
-		}
-	}
-	return out
-}
+func ForPaper(paper string) []string { return folder.ForPaper(paper) }
 
 // Library lists the claims that belong to no reproduced paper.
-func Library() []string {
-	var out []string
-	for _, id := range IDs() {
-		own := false
-		for _, p := range Papers {
-			own = own || strings.HasPrefix(id, p+"-")
-		}
-		if !own {
-			out = append(out, id)
-		}
-	}
-	return out
-}
+func Library() []string { return folder.Library() }
 
 // Source returns the YAML of a claim.
-func Source(id string) ([]byte, error) {
-	b, err := files.ReadFile(id + ".yaml")
-	if err != nil {
-		return nil, fmt.Errorf("no claim %q in the library (see fedrepro audit --library)", id)
-	}
-	return b, nil
-}
+func Source(id string) ([]byte, error) { return folder.Source(id) }
 
 // Load decodes an embedded claim (errors name claims/<id>.yaml).
 func Load(id string) (*claim.Claim, error) {
