@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fedrepro/fedrepro/golden"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
@@ -138,7 +137,7 @@ type reportWriter struct {
 }
 
 func writeReport(o paper.Options, s *Spec, src *sources, results []*runner.Result) error {
-	nums, groups, dir, err := paper.OpenReport(o, golden.Papers, "fedddpm", results, groupResults)
+	nums, groups, dir, err := paper.OpenReport(o, "fedddpm", results, groupResults)
 	if err != nil {
 		return err
 	}

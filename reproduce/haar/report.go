@@ -9,7 +9,6 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/haar"
-	goldenfs "github.com/fedrepro/fedrepro/golden"
 	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
@@ -129,7 +128,7 @@ func (w *reportWriter) get(exp, ds, opt, method string, sigma float64) *group {
 }
 
 func writeReport(o paper.Options, s *Spec, sets *imageSets, results []*runner.Result) error {
-	nums, groups, dir, err := paper.OpenReport(o, goldenfs.Papers, "haar", results, groupResults)
+	nums, groups, dir, err := paper.OpenReport(o, "haar", results, groupResults)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
-	"github.com/fedrepro/fedrepro/golden"
 	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
@@ -78,7 +77,7 @@ func sortCombos(cs []Combo) {
 type reportWriter struct {
 	o       paper.Options
 	s       *Spec
-	nums    *golden.Numbers
+	nums    *paper.Numbers
 	grids   map[Combo]*Grid
 	combos  []Combo
 	primary Combo
@@ -102,15 +101,11 @@ func writeReport(o paper.Options, s *Spec, src *sources, results []*runner.Resul
 // writeReportSpec writes reports/normec/ for spec s; withChecks runs the
 // claim checks and the privacy audit (about half a minute) into it.
 func writeReportSpec(o paper.Options, s *Spec, src *sources, results []*runner.Result, withChecks bool) error {
-	nums, err := golden.Load(paperID)
+	nums, grids, dir, err := paper.OpenReport(o, paperID, results, Grids)
 	if err != nil {
 		return err
 	}
-	grids, err := Grids(results)
-	if err != nil {
-		return err
-	}
-	w := &reportWriter{o: o, s: s, nums: nums, grids: grids, dir: paper.ReportDir(o, paperID), src: src,
+	w := &reportWriter{o: o, s: s, nums: nums, grids: grids, dir: dir, src: src,
 		robust: map[Verdict]int{}, formulaEps: [2]float64{math.NaN(), math.NaN()},
 		summary: &report.Summary{Paper: paperID, Scale: o.Scale, Notes: []string{
 			report.SeedStatsNote + "; accuracies are fractions in [0, 1]",

@@ -35,11 +35,12 @@ func LoadNumbersFS(fsys fs.FS, paper string) (*Numbers, error) {
 }
 
 // OpenReport gathers what a paper's report opens with, in the order every
-// report took it: the paper's printed numbers (golden/<name>/paper.yaml in
-// fsys, LoadNumbersFS), the results grouped over seeds by the paper's
-// group function, and the folder the report is written to (ReportDir).
-func OpenReport[G any](o Options, fsys fs.FS, name string, results []*runner.Result, group func([]*runner.Result) (G, error)) (nums *Numbers, groups G, dir string, err error) {
-	if nums, err = LoadNumbersFS(fsys, name); err != nil {
+// report takes it: the paper's printed numbers (golden/<name>/paper.yaml,
+// embedded in the binary as golden.Papers), the results grouped over
+// seeds by the paper's group function, and the folder the report is
+// written to (ReportDir).
+func OpenReport[G any](o Options, name string, results []*runner.Result, group func([]*runner.Result) (G, error)) (nums *Numbers, groups G, dir string, err error) {
+	if nums, err = golden.Load(name); err != nil {
 		return nil, groups, "", err
 	}
 	if groups, err = group(results); err != nil {

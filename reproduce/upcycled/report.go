@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
-	"github.com/fedrepro/fedrepro/golden"
 	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
@@ -42,7 +41,7 @@ func groupResults(results []*runner.Result) (map[gkey]*group, error) {
 }
 
 func writeReport(o paper.Options, s *Spec, src *sources, results []*runner.Result) error {
-	nums, groups, dir, err := paper.OpenReport(o, golden.Papers, "upcycled", results, groupResults)
+	nums, groups, dir, err := paper.OpenReport(o, "upcycled", results, groupResults)
 	if err != nil {
 		return err
 	}
