@@ -11,27 +11,22 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
-	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 func TestEmbeddedSpecsDecode(t *testing.T) {
-	for _, scale := range paper.DefaultScales {
-		s := papertest.Spec(t, LoadSpec, scale)
-		if s.Scale != scale || len(s.Experiments) == 0 {
-			t.Errorf("%s: scale %q, %d experiments", scale, s.Scale, len(s.Experiments))
+	papertest.EachScale(t, LoadSpec, nil, func(t *testing.T, s *Spec, _ []runner.Run) {
+		if len(s.Experiments) == 0 {
+			t.Error("no experiments")
 		}
-		if scale == "smoke" && len(s.Seeds) < 4 {
+		if s.Scale == "smoke" && len(s.Seeds) < 4 {
 			t.Errorf("smoke needs ≥ 4 seeds for the gate's U test, has %d", len(s.Seeds))
 		}
-	}
+	})
 }
 
 func TestSpecErrors(t *testing.T) {
-	good, err := specFS.ReadFile("specs/smoke.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	cases := []struct {
 		name, from, to, want string
 	}{
@@ -49,15 +44,9 @@ func TestSpecErrors(t *testing.T) {
 		{"bad override variance", "{variance: posterior}", "{variance: ddim}", `variance "ddim"`},
 	}
 	for _, c := range cases {
-		if !bytes.Contains(good, []byte(c.from)) {
-			t.Fatalf("%s: pattern %q not in smoke.yaml", c.name, c.from)
-		}
-		b := bytes.Replace(good, []byte(c.from), []byte(c.to), 1)
-		_, err := specs.Decode("x.yaml", b, "smoke")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want it to mention %s", c.name, err, c.want)
-		}
+		papertest.Rejects(t, specs, "smoke", c.from, c.to, c.want)
 	}
+	papertest.RejectsOtherScale(t, specs, "smoke", "default")
 }
 
 func TestParsePartition(t *testing.T) {
