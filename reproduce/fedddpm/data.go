@@ -51,8 +51,8 @@ func (s *sources) find(src string) string {
 	return dir
 }
 
-// available reports, without loading, whether src can be loaded.
-func (s *sources) available(src string) bool {
+// Available reports, without loading, whether src can be loaded.
+func (s *sources) Available(src string) bool {
 	return src == "mixture" || s.find(src) != ""
 }
 

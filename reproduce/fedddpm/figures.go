@@ -28,7 +28,7 @@ func (w *reportWriter) fig7(doc *report.Doc) error {
 		}
 		for _, ds := range e.Datasets {
 			st := e.apply(w.s.Settings[ds])
-			if !w.src.available(st.Source) || st.Eval.CurveEvery <= 0 {
+			if !w.src.Available(st.Source) || st.Eval.CurveEvery <= 0 {
 				continue
 			}
 			for _, part := range e.Partitions {
@@ -168,7 +168,7 @@ func (w *reportWriter) fig8(doc *report.Doc) error {
 	for _, e := range exps {
 		for _, ds := range e.Datasets {
 			st := e.apply(w.s.Settings[ds])
-			if !w.src.available(st.Source) {
+			if !w.src.Available(st.Source) {
 				continue
 			}
 			part, p := e.Partitions[0], e.Participation[0]
@@ -253,7 +253,7 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 		}
 		for _, ds := range e.Datasets {
 			st := e.apply(w.s.Settings[ds])
-			if !w.src.available(st.Source) {
+			if !w.src.Available(st.Source) {
 				continue
 			}
 			part, p := e.Partitions[0], e.Participation[0]

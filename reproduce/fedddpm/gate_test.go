@@ -38,7 +38,7 @@ func TestQuickTestOutcomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := s.Plan(newSources("").available)
+	runs, err := s.Plan(newSources("").Available)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func (w *reportWriter) table4(doc *report.Doc) {
 	for _, e := range cen {
 		for _, ds := range e.Datasets {
 			st := e.apply(w.s.Settings[ds])
-			if !w.src.available(st.Source) {
+			if !w.src.Available(st.Source) {
 				continue
 			}
 			tb := &report.Table{Header: []string{"row"}, Align: "l"}
@@ -279,7 +279,7 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 			label, why := overrideProse(e.Override, w.s.Settings[ds])
 			doc.H(3, "%s on %s (%s)", e.Name, ds, label)
 			doc.P("%s. %s", e.Description, strings.Join(why, " "))
-			if !w.src.available(st.Source) {
+			if !w.src.Available(st.Source) {
 				continue
 			}
 			tb := &report.Table{Header: []string{"dataset", "column", "method", "tables: mean±std", "tables: median [range]", "variant: mean±std", "variant: median [range]"}, Align: "lllrrrr"}

@@ -221,7 +221,7 @@ func (w *reportWriter) settings(doc *report.Doc) {
 	var names []string
 	for _, e := range w.experiments("tables") {
 		for _, ds := range e.Datasets {
-			if w.src.available(w.s.Settings[ds].Source) && !contains(names, ds) {
+			if w.src.Available(w.s.Settings[ds].Source) && !contains(names, ds) {
 				names = append(names, ds)
 			}
 		}

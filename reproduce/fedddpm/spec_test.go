@@ -118,7 +118,7 @@ func TestNotRun(t *testing.T) {
 			t.Errorf("no not-run line for %s in %v", want, lines)
 		}
 	}
-	if src.available("mnist") || !src.available("mixture") {
+	if src.Available("mnist") || !src.Available("mixture") {
 		t.Error("availability wrong")
 	}
 }

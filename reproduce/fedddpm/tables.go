@@ -28,7 +28,7 @@ func clearly(a, b report.Stats) bool {
 
 func (w *reportWriter) fidTable(doc *report.Doc, e *Experiment, ds string) error {
 	st := e.apply(w.s.Settings[ds])
-	if !w.src.available(st.Source) {
+	if !w.src.Available(st.Source) {
 		return nil
 	}
 	a := analogue[st.Source]

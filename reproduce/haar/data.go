@@ -32,8 +32,8 @@ func (s *imageSets) locator() datasets.Locator { return datasets.Locator{DataDir
 // dir returns the folder holding the dataset's files.
 func (s *imageSets) dir(ds string) (string, bool) { return s.locator().Find(ds) }
 
-// available reports, without loading, whether a dataset's files exist.
-func (s *imageSets) available(ds string) bool {
+// Available reports, without loading, whether a dataset's files exist.
+func (s *imageSets) Available(ds string) bool {
 	_, ok := s.dir(ds)
 	return ok
 }

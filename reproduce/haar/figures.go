@@ -16,7 +16,7 @@ func (w *reportWriter) figureExperiment(doc *report.Doc, e *Experiment) error {
 	var ran, missing []int
 	for _, ds := range e.Datasets {
 		if n, ok := paperFigure(e.Level, ds); ok {
-			if w.sets.available(ds) {
+			if w.sets.Available(ds) {
 				ran = append(ran, n)
 			} else {
 				missing = append(missing, n)
@@ -33,7 +33,7 @@ func (w *reportWriter) figureExperiment(doc *report.Doc, e *Experiment) error {
 	doc.H(2, "%s — %s", e.Name, what)
 	doc.P("%s. Final test accuracy (%%) after %d rounds, mean ± std over seeds; ε actual / claimed at δ = %g under each σ column.", e.Description, e.Rounds, w.s.Delta)
 	for _, ds := range e.Datasets {
-		if !w.sets.available(ds) {
+		if !w.sets.Available(ds) {
 			doc.P("**%s**: not run: %s not found at %s.", datasetLabel[ds], datasetLabel[ds], w.sets.where(ds))
 			continue
 		}

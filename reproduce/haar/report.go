@@ -178,7 +178,7 @@ func (w *reportWriter) header(doc *report.Doc) {
 	for _, e := range w.s.Experiments {
 		var ran []string
 		for _, ds := range e.Datasets {
-			if w.sets.available(ds) {
+			if w.sets.Available(ds) {
 				ran = append(ran, datasetLabel[ds])
 			}
 		}

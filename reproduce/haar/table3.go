@@ -34,7 +34,7 @@ func (w *reportWriter) table3(doc *report.Doc) {
 		}
 	}
 	for _, ds := range exp.Datasets {
-		if !w.sets.available(ds) {
+		if !w.sets.Available(ds) {
 			doc.P("**%s**: not run: %s not found at %s.", datasetLabel[ds], datasetLabel[ds], w.sets.where(ds))
 			continue
 		}

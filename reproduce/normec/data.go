@@ -44,8 +44,8 @@ func (s *sources) find(ds string) string {
 	return dir
 }
 
-// available reports, without loading, whether ds can be loaded.
-func (s *sources) available(ds string) bool { return s.find(ds) != "" }
+// Available reports, without loading, whether ds can be loaded.
+func (s *sources) Available(ds string) bool { return s.find(ds) != "" }
 
 // where says where ds was looked for (for "not run" notes).
 func (s *sources) where(ds string) string {

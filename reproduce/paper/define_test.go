@@ -293,3 +293,75 @@ func TestLoading(t *testing.T) {
 		}
 	}
 }
+
+// methodSpec, methodSource and methodConfig carry the methods Define
+// wires by default (Expander, Available, Coster, User).
+type methodSpec struct {
+	SpecHeader `yaml:",inline"`
+	Steps      []int `yaml:"steps"`
+}
+
+func (s *methodSpec) Plan(present func(string) bool) ([]runner.Run, error) {
+	var runs []runner.Run
+	for _, k := range s.Steps {
+		if present(fmt.Sprint(k)) {
+			runs = append(runs, runner.Run{Paper: "met", Experiment: "walk", Cell: fmt.Sprintf("steps=%d", k), Seed: 1, Config: methodConfig{k}})
+		}
+	}
+	return runs, nil
+}
+
+type methodSource struct{ dir string }
+
+func (d *methodSource) Available(name string) bool { return name != "5" }
+
+type methodConfig struct {
+	Steps int `json:"steps"`
+}
+
+func (c methodConfig) Cost() float64  { return float64(10 * c.Steps) }
+func (c methodConfig) Uses() []string { return []string{fmt.Sprintf("steps:%d", c.Steps)} }
+
+// TestDefineMethodDefaults checks the parts Define takes from the types'
+// methods when a definition leaves them nil: planning is the spec's Plan
+// over the source's Available, the source is DataAt(--data-dir), and a
+// stored configuration's cost and components are its Cost and Uses; a
+// field the definition sets wins over the method.
+func TestDefineMethodDefaults(t *testing.T) {
+	fsys := fstest.MapFS{"specs/smoke.yaml": {Data: []byte("paper: met\nscale: smoke\nseeds: [1]\nsteps: [3, 5, 7]\n")}}
+	var dirs []string
+	def := Definition[methodSpec, methodConfig, *methodSource]{
+		Name:   "met",
+		Specs:  Specs[methodSpec]{FS: fsys, Dir: "reproduce/met", Validate: func(*methodSpec) error { return nil }},
+		DataAt: func(dir string) *methodSource { dirs = append(dirs, dir); return &methodSource{dir} },
+		Info:   func(*methodSpec) []Experiment { return []Experiment{{Name: "walk"}} },
+		Run:    func(context.Context, *methodSource, methodConfig, uint64) (*runner.Outcome, error) { return nil, nil },
+		Report: func(Options, *methodSpec, *methodSource, []*runner.Result) error { return nil },
+	}
+	p := Define(def)
+	pl, err := p.Plan(Options{Scale: "smoke", DataDir: "/data"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []string
+	for _, r := range pl.Runs {
+		cells = append(cells, r.Cell)
+	}
+	if got := strings.Join(cells, " "); got != "steps=3 steps=7" {
+		t.Errorf("planned %q, want the available steps 3 and 7", got)
+	}
+	if len(dirs) != 1 || dirs[0] != "/data" {
+		t.Errorf("DataAt called with %q, want once with --data-dir", dirs)
+	}
+	stored := runner.Run{Paper: "met", Config: map[string]any{"steps": 5.0}}
+	if got := p.Cost(stored); got != 50 {
+		t.Errorf("cost %g, want the config's Cost 50", got)
+	}
+	if got := p.Uses(stored); len(got) != 1 || got[0] != "steps:5" {
+		t.Errorf("uses %v, want the config's Uses", got)
+	}
+	def.Cost = func(methodConfig) float64 { return 1 }
+	if got := Define(def).Cost(stored); got != 1 {
+		t.Errorf("cost %g with Cost set, want the definition's 1", got)
+	}
+}

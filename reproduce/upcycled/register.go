@@ -28,10 +28,8 @@ func init() {
 			return src.load(c.Source, c.Dataset)
 		}, Execute),
 		Report:     writeReport,
-		Cost:       runCost,
 		CostRate:   costRate,
 		Components: components,
-		Uses:       uses,
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.01},  // one accuracy point
 			{Name: "loss", Threshold: 0.02}, // final test loss
