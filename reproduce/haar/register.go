@@ -15,7 +15,7 @@ import (
 
 func init() {
 	paper.Register(paper.Define(paper.Definition[Spec, RunConfig, *imageSets]{
-		Name:   "haar",
+		Name:   paperID,
 		Title:  "Federated Learning with Differential Privacy: An Utility-Enhanced Approach (Haar-wavelet DP-FL; Ranaweera et al.)",
 		Specs:  specs,
 		DataAt: newImageSets,
@@ -29,7 +29,13 @@ func init() {
 			{Name: "acc", Threshold: 0.02}, // two accuracy points
 		},
 		Components: components,
-		Datasets:   []string{datasets.FashionMNISTName},
+		Audits:     audits,
+		// The paper's audited privacy figures as claim files, audited by the
+		// general claim engine (`fedrepro audit --paper haar` and the report
+		// print them as the "claims" table); claims_test.go checks that the
+		// engine reproduces the numbers of this package's own audits.
+		ClaimsAudit: "Table III's ε through the claim engine (claims/haar-table3.yaml): the configurations the paper's text implies",
+		Datasets:    []string{datasets.FashionMNISTName},
 	}))
 }
 

@@ -38,8 +38,14 @@ func init() {
 		Report:     writeReport,
 		Gates:      Gates,
 		Components: components,
-		CostRate:   costRate,
-		Datasets:   []string{datasets.FashionMNISTName},
+		Audits:     audits,
+		// The paper's audited privacy figures as claim files, audited by the
+		// general claim engine (`fedrepro audit --paper normec` and the report
+		// print them as the "claims" table); claims_test.go checks that the
+		// engine reproduces the numbers of this package's own audits.
+		ClaimsAudit: "The experiments' noise formula through the claim engine (claims/normec-noise-formula.yaml): ε = 8 at δ = 1e-5?",
+		CostRate:    costRate,
+		Datasets:    []string{datasets.FashionMNISTName},
 	}))
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/claims"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
@@ -77,6 +79,14 @@ type Definition[S, C, D any] struct {
 	Components func() []string
 	Uses       func(c C) []string
 	Gates      []gate.Metric
+	// Audits are the paper's privacy audits, and ClaimsAudit the title of
+	// the "claims" audit of its claim files (claims/<paper>-….yaml through
+	// the claim engine, claims.AuditEntry; empty: none). Define registers
+	// them under the paper's name, the claims audit last: the order
+	// `fedrepro audit`, the report and golden/<paper>/audits.json list
+	// them in.
+	Audits      []audit.Entry
+	ClaimsAudit string
 	// AuditData is the data folder of the paper's audits (nil: --data-dir).
 	AuditData func(o Options) string
 	// Datasets names the pinned datasets the paper reads
@@ -90,6 +100,10 @@ type Definition[S, C, D any] struct {
 // without Data, Info, Run or Report.
 func Define[S, C, D any](d Definition[S, C, D]) *Paper {
 	d.methodDefaults()
+	RegisterAudits(d.Name, d.Audits)
+	if d.ClaimsAudit != "" {
+		audit.Register(claims.AuditEntry(d.Name, d.ClaimsAudit))
+	}
 	if d.Expand != nil && d.Present != nil {
 		if d.Plan == nil {
 			d.Plan = func(s *S, src D) ([]runner.Run, error) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
@@ -363,5 +364,30 @@ func TestDefineMethodDefaults(t *testing.T) {
 	def.Cost = func(methodConfig) float64 { return 1 }
 	if got := Define(def).Cost(stored); got != 1 {
 		t.Errorf("cost %g with Cost set, want the definition's 1", got)
+	}
+}
+
+// TestDefineRegistersAudits: a definition's audits are registered under
+// its name in the order given, its claim-file audit last (the order
+// `fedrepro audit` and audits.json list them).
+func TestDefineRegistersAudits(t *testing.T) {
+	fsys := fstest.MapFS{"specs/smoke.yaml": {Data: []byte("paper: aud\nscale: smoke\nseeds: [1]\nsteps: [3]\n")}}
+	run := func(audit.Options) (audit.Table, error) { return audit.Table{}, nil }
+	Define(Definition[methodSpec, methodConfig, *methodSource]{
+		Name:        "define-audits-test",
+		Specs:       Specs[methodSpec]{FS: fsys, Dir: "reproduce/aud", Validate: func(*methodSpec) error { return nil }},
+		DataAt:      func(dir string) *methodSource { return &methodSource{dir} },
+		Info:        func(*methodSpec) []Experiment { return []Experiment{{Name: "walk"}} },
+		Run:         func(context.Context, *methodSource, methodConfig, uint64) (*runner.Outcome, error) { return nil, nil },
+		Report:      func(Options, *methodSpec, *methodSource, []*runner.Result) error { return nil },
+		Audits:      []audit.Entry{{ID: "b", Title: "B", Run: run}, {ID: "a", Title: "A", Run: run}},
+		ClaimsAudit: "the claim files",
+	})
+	var got []string
+	for _, e := range audit.Entries("define-audits-test") {
+		got = append(got, e.ID+"="+e.Title)
+	}
+	if want := "b=B a=A claims=the claim files"; strings.Join(got, " ") != want {
+		t.Errorf("registered %q, want %q", strings.Join(got, " "), want)
 	}
 }
