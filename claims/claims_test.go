@@ -89,30 +89,13 @@ var (
 func auditAll(t *testing.T) map[string]*claim.Report {
 	t.Helper()
 	reportsOnce.Do(func() {
-		reports = map[string]*claim.Report{}
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 2)
-		for _, id := range IDs() {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				c, err := Load(id)
-				var r *claim.Report
-				if err == nil {
-					r, err = claim.Audit(c, goldenOptions)
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil && reportsErr == nil {
-					reportsErr = err
-				}
-				reports[id] = r
-			}()
-		}
-		wg.Wait()
+		reports, reportsErr = claimtest.AuditAll(IDs(), func(id string) (*claim.Report, error) {
+			c, err := Load(id)
+			if err != nil {
+				return nil, err
+			}
+			return claim.Audit(c, goldenOptions)
+		})
 	})
 	if reportsErr != nil {
 		t.Fatal(reportsErr)

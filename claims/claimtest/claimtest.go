@@ -1,13 +1,16 @@
 // Package claimtest holds the test helpers both claim folders (claims and
 // claims/convergence) check their files with: the folder's schema.json
-// compiled, and a YAML claim as the value a JSON decoder would produce, so
-// that one JSON Schema validates the YAML files. Only tests import it.
+// compiled, a YAML claim as the value a JSON decoder would produce (so
+// that one JSON Schema validates the YAML files), a claim file with one
+// plausible mistake, and every claim audited two at a time. Only tests
+// import it.
 package claimtest
 
 import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -66,4 +69,32 @@ func Mutated(t *testing.T, base []byte, name, from, to string) []byte {
 		t.Fatalf("%s: mutation %q not applied", name, from)
 	}
 	return bad
+}
+
+// AuditAll runs audit on every id, two at a time (the machine's two
+// cores), and returns the reports by id with the first error met; an id
+// whose audit failed maps to audit's result as returned.
+func AuditAll[R any](ids []string, audit func(id string) (R, error)) (map[string]R, error) {
+	out := map[string]R{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var first error
+	sem := make(chan struct{}, 2)
+	for _, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r, err := audit(id)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil {
+				first = err
+			}
+			out[id] = r
+		}()
+	}
+	wg.Wait()
+	return out, first
 }

@@ -95,33 +95,14 @@ func auditAll(t *testing.T) map[string]*conv.Report {
 
 // auditIDs audits claims (after edit) with the default seed, two at a time.
 func auditIDs(ids []string, edit func(c *conv.Claim)) (map[string]*conv.Report, error) {
-	out := map[string]*conv.Report{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var first error
-	sem := make(chan struct{}, 2)
-	for _, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			c, err := Load(id)
-			var r *conv.Report
-			if err == nil {
-				edit(c)
-				r, err = conv.Audit(c, conv.Options{Seed: proofs.DefaultSeed})
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && first == nil {
-				first = err
-			}
-			out[id] = r
-		}()
-	}
-	wg.Wait()
-	return out, first
+	return claimtest.AuditAll(ids, func(id string) (*conv.Report, error) {
+		c, err := Load(id)
+		if err != nil {
+			return nil, err
+		}
+		edit(c)
+		return conv.Audit(c, conv.Options{Seed: proofs.DefaultSeed})
+	})
 }
 
 // golden is the gated view of a report: verdicts, the worst instance's
