@@ -148,17 +148,8 @@ func (c Config) Validate() error {
 	if !(c.Alpha >= 0) || math.IsInf(c.Alpha, 0) {
 		return bad("alpha", c.Alpha, "a finite α ≥ 0")
 	}
-	if !(c.Beta > 0) || math.IsInf(c.Beta, 0) {
-		return bad("beta", c.Beta, "a finite β > 0")
-	}
-	if !(c.Gamma > 0) || math.IsInf(c.Gamma, 0) {
-		return bad("gamma", c.Gamma, "a finite γ > 0")
-	}
-	if !(c.Eta > 0) || math.IsInf(c.Eta, 0) {
-		return bad("eta", c.Eta, "a finite η > 0")
-	}
-	if !(c.Sigma >= 0) || math.IsInf(c.Sigma, 0) {
-		return bad("sigma", c.Sigma, "a finite σ ≥ 0")
+	if err := checkSteps(c.Beta, c.Gamma, c.Eta, c.Sigma, bad); err != nil {
+		return err
 	}
 	if c.Server != NormalizedStep && c.Server != PlainStep {
 		return fmt.Errorf("normec: unknown server step %d", int(c.Server))
@@ -177,6 +168,25 @@ func (c Config) Validate() error {
 		}
 	default:
 		return fmt.Errorf("normec: unknown init kind %d", int(c.Init.Kind))
+	}
+	return nil
+}
+
+// checkSteps checks the parameters Algorithm 1 and DP-FedAvg share, in
+// this order: a finite β > 0, γ > 0, η > 0 and σ ≥ 0 (NaN fails every
+// test); bad formats the error of the first that fails.
+func checkSteps(beta, gamma, eta, sigma float64, bad func(name string, v float64, want string) error) error {
+	if !(beta > 0) || math.IsInf(beta, 0) {
+		return bad("beta", beta, "a finite β > 0")
+	}
+	if !(gamma > 0) || math.IsInf(gamma, 0) {
+		return bad("gamma", gamma, "a finite γ > 0")
+	}
+	if !(eta > 0) || math.IsInf(eta, 0) {
+		return bad("eta", eta, "a finite η > 0")
+	}
+	if !(sigma >= 0) || math.IsInf(sigma, 0) {
+		return bad("sigma", sigma, "a finite σ ≥ 0")
 	}
 	return nil
 }

@@ -148,17 +148,8 @@ func (c FedAvgConfig) Validate() error {
 	if !(c.P > 0 && c.P <= 1) {
 		return bad("participation probability p", c.P, "0 < p ≤ 1")
 	}
-	if !(c.Beta > 0) || math.IsInf(c.Beta, 0) {
-		return bad("beta", c.Beta, "a finite β > 0")
-	}
-	if !(c.Gamma > 0) || math.IsInf(c.Gamma, 0) {
-		return bad("gamma", c.Gamma, "a finite γ > 0")
-	}
-	if !(c.Eta > 0) || math.IsInf(c.Eta, 0) {
-		return bad("eta", c.Eta, "a finite η > 0")
-	}
-	if !(c.Sigma >= 0) || math.IsInf(c.Sigma, 0) {
-		return bad("sigma", c.Sigma, "a finite σ ≥ 0")
+	if err := checkSteps(c.Beta, c.Gamma, c.Eta, c.Sigma, bad); err != nil {
+		return err
 	}
 	switch c.Psi.Kind {
 	case SmoothNormalization:
