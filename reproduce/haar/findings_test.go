@@ -31,8 +31,8 @@ func synthWriter(t *testing.T, exps []Experiment, runs []synthRun) *reportWriter
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &reportWriter{s: &Spec{Experiments: exps, Delta: 1e-5}, nums: nums, groups: map[gkey]*group{},
-		summary: &report.Summary{}}
+	w := &reportWriter{ReportWriter: paper.ReportWriter[Spec, map[gkey]*group]{Spec: &Spec{Experiments: exps, Delta: 1e-5}, Nums: nums, Groups: map[gkey]*group{},
+		Summary: &report.Summary{}}}
 	for _, r := range runs {
 		k := gkey{r.exp, "fashion_mnist", "sgd", r.method, r.sigma}
 		g := &group{&paper.Group[RunConfig]{Config: RunConfig{Experiment: r.exp, Figure: r.figure, Level: r.level, Dataset: "fashion_mnist", Method: r.method, Sigma: r.sigma,
@@ -45,7 +45,7 @@ func synthWriter(t *testing.T, exps []Experiment, runs []synthRun) *reportWriter
 			}
 			g.Results = append(g.Results, &runner.Result{Run: runner.Run{Seed: seed}, Final: f})
 		}
-		w.groups[k] = g
+		w.Groups[k] = g
 	}
 	return w
 }
@@ -92,13 +92,13 @@ func ints(s string) []int {
 // vanilla gain; and it checks the sentence's eight counts.
 func checkCalibration(w *reportWriter, sentence string) error {
 	primary := map[string]string{}
-	for _, e := range w.s.Experiments {
+	for _, e := range w.Spec.Experiments {
 		if primary[e.Level] == "" {
 			primary[e.Level] = e.Name
 		}
 	}
 	var cells, wins, pCells, pWins, groups, grows, pGroups, pGrows int
-	for _, e := range w.s.Experiments {
+	for _, e := range w.Spec.Experiments {
 		if primary[e.Level] != e.Name {
 			continue
 		}
@@ -187,7 +187,7 @@ func TestPrivacyFigure(t *testing.T) {
 		runs = append(runs, gainRuns(e, []float64{1, 2, 3})...)
 	}
 	w := synthWriter(t, exps[:2], runs)
-	for _, g := range w.groups {
+	for _, g := range w.Groups {
 		for _, r := range g.Results {
 			r.Final["eps_claimed"] = 1.482
 		}
@@ -229,7 +229,7 @@ func TestScopeFigures(t *testing.T) {
 	}
 	runs = append(runs, synthRun{exp: "table3", level: "sample", model: "logreg", method: "wav", sigma: 1, acc: []float64{0.5}})
 	w := synthWriter(t, exps, runs)
-	w.groups[gkey{"table3", "fashion_mnist", "sgd", "wav", 1}].Config.Table = "III"
+	w.Groups[gkey{"table3", "fashion_mnist", "sgd", "wav", 1}].Config.Table = "III"
 	if got := w.scope(); !strings.HasPrefix(got, "Figs 8 and 11, Table III on Fashion-MNIST") {
 		t.Errorf("scope = %q", got)
 	}

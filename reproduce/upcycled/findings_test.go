@@ -168,10 +168,10 @@ func TestGeneratedCellsAreNotMarked(t *testing.T) {
 		return g
 	}
 	for _, so := range []string{"generated", "released"} {
-		w := &reportWriter{groups: map[gkey]*group{
+		w := &reportWriter{ReportWriter: paper.ReportWriter[Spec, map[gkey]*group]{Groups: map[gkey]*group{
 			{"table1", so, "syn_0.5_0.5", "fedavg", "baseline", "upstream"}: mk(0.91, 0.915, 0.912, 0.918),
 			{"table1", so, "syn_0.5_0.5", "fedavg", "upcycled", "upstream"}: mk(0.92, 0.921, 0.919, 0.925),
-		}, summary: &report.Summary{}}
+		}, Summary: &report.Summary{}}}
 		doc := &report.Doc{}
 		line, ok := w.fixedTable(doc, "1", pt, exp, so, "upstream", 1, 1)
 		if !ok {
