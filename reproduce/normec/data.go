@@ -68,21 +68,11 @@ func (s *sources) prepare(p *prepared, ds string, pool int) error {
 	if dir == "" {
 		return &data.NotFoundError{Dataset: ds, Path: s.where(ds)}
 	}
-	train, test, shape0, err := datasets.LoadImages(ds, dir)
-	p.shape = shape0
+	train, test, shape, err := datasets.LoadPooled(ds, dir, pool)
 	if err != nil {
 		return err
 	}
-	shape := p.shape
-	for range pool {
-		if train, shape, err = data.AvgPool2x2(train, p.shape); err != nil {
-			return err
-		}
-		if test, _, err = data.AvgPool2x2(test, p.shape); err != nil {
-			return err
-		}
-		p.shape = shape
-	}
+	p.shape = shape
 	p.mean, p.std = pixelStats(train)
 	standardize(train, p.mean, p.std)
 	standardize(test, p.mean, p.std)
