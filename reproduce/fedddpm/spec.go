@@ -302,9 +302,6 @@ type RunConfig struct {
 // specs loads this paper's specs (embedded, or the user's --spec file).
 var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/fedddpm", Validate: (*Spec).validate}
 
-// LoadSpec reads the embedded spec of a scale.
-func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
-
 // parsePartition reads "shard" or "dir<α>".
 func parsePartition(p string) (shard bool, alpha float64, err error) {
 	if p == partitionKinds[0] {

@@ -16,7 +16,7 @@ import (
 )
 
 func TestEmbeddedSpecsDecode(t *testing.T) {
-	papertest.EachScale(t, LoadSpec, nil, func(t *testing.T, s *Spec, _ []runner.Run) {
+	papertest.EachScale(t, specs.Load, nil, func(t *testing.T, s *Spec, _ []runner.Run) {
 		if len(s.Experiments) == 0 {
 			t.Error("no experiments")
 		}
@@ -68,7 +68,7 @@ func TestParsePartition(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
-	s := papertest.Spec(t, LoadSpec, "default")
+	s := papertest.Spec(t, specs.Load, "default")
 	count := func(avail func(string) bool) map[string]int {
 		runs, err := s.Plan(avail)
 		if err != nil {
@@ -104,7 +104,7 @@ func TestPlan(t *testing.T) {
 }
 
 func TestNotRun(t *testing.T) {
-	s := papertest.Spec(t, LoadSpec, "default")
+	s := papertest.Spec(t, specs.Load, "default")
 	src := newSources(t.TempDir())
 	lines := notRun(s, src)
 	for _, want := range []string{"mnist", "cifar10", "cifar100"} {
@@ -216,7 +216,7 @@ func TestStratified(t *testing.T) {
 
 // A tiny run of every kind is reproducible and its compute adds up.
 func TestExecuteDeterministic(t *testing.T) {
-	_, runs := papertest.Plan(t, LoadSpec, "smoke", (*Spec).Plan, func(src string) bool { return src == "mixture" })
+	_, runs := papertest.Plan(t, specs.Load, "smoke", (*Spec).Plan, func(src string) bool { return src == "mixture" })
 	want := map[string]bool{"tables/mixture/shard/p0.3/fedddpm+": true, "table4/mixture/shard/central": true, "fig8/mixture/dir0.1/p0.3/localaug": true}
 	for _, r := range runs {
 		if !want[r.Experiment+"/"+r.Cell] || r.Seed != 1 {

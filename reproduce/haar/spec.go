@@ -136,9 +136,6 @@ type RunConfig struct {
 // specs loads this paper's specs (embedded, or the user's --spec file).
 var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/haar", Validate: (*Spec).validate}
 
-// LoadSpec reads the embedded spec of a scale.
-func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
-
 // The names a spec may use. They are the registry of the reproduction's
 // code paths: validation, execution and the coverage list (components)
 // all read them, so a name is never typed twice.

@@ -11,7 +11,7 @@ import (
 )
 
 func TestSpecsPlan(t *testing.T) {
-	papertest.EachScale(t, LoadSpec, (*Spec).Plan, func(t *testing.T, s *Spec, runs []runner.Run) {
+	papertest.EachScale(t, specs.Load, (*Spec).Plan, func(t *testing.T, s *Spec, runs []runner.Run) {
 		if len(runs) == 0 {
 			t.Fatal("no run planned")
 		}
@@ -65,7 +65,7 @@ func TestSpecStrict(t *testing.T) {
 // The ledger is rebuilt from the run's configuration as the DP-SGD client
 // fills it: Rounds·Epochs·⌈n/L⌉ releases at q = L/n.
 func TestSmokeReachesHighRDPOrders(t *testing.T) {
-	_, runs := papertest.Plan(t, LoadSpec, "smoke", (*Spec).Plan, papertest.Everything)
+	_, runs := papertest.Plan(t, specs.Load, "smoke", (*Spec).Plan, papertest.Everything)
 	best := 0.0
 	for _, r := range runs {
 		c := r.Config.(RunConfig)

@@ -83,7 +83,7 @@ func TestPrivacyStatementsFollowAuditRows(t *testing.T) {
 	if len(tab.Rows) == 0 {
 		t.Fatal("formula-epsilon audit not registered or empty")
 	}
-	s, err := LoadSpec("default")
+	s, err := specs.Load("default")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -222,9 +222,6 @@ func Variant(c RunConfig) string {
 // specs loads this paper's specs (embedded, or the user's --spec file).
 var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/normec", Validate: (*Spec).validate}
 
-// LoadSpec reads the embedded spec of a scale.
-func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
-
 func contains[T comparable](xs []T, x T) bool {
 	for _, v := range xs {
 		if v == x {

@@ -11,7 +11,7 @@ import (
 
 func TestSpecsDecodeAndPlan(t *testing.T) {
 	fmnist := func(ds string) bool { return ds == "fashion-mnist" }
-	papertest.EachScale(t, LoadSpec, (*Spec).Plan, func(t *testing.T, s *Spec, runs []runner.Run) {
+	papertest.EachScale(t, specs.Load, (*Spec).Plan, func(t *testing.T, s *Spec, runs []runner.Run) {
 		some, _ := s.Plan(fmnist)
 		if len(runs) == 0 || 2*len(some) != len(runs) {
 			t.Errorf("%d runs with every dataset, %d with Fashion-MNIST only (want half)", len(runs), len(some))
@@ -102,7 +102,7 @@ func TestNoiseSigma(t *testing.T) {
 // overrides reach its runs and label their cells, and leave the other
 // experiments' runs on the spec's protocol.
 func TestVariantCells(t *testing.T) {
-	s, runs := papertest.Plan(t, LoadSpec, "smoke", (*Spec).Plan, func(ds string) bool { return ds == "fashion-mnist" })
+	s, runs := papertest.Plan(t, specs.Load, "smoke", (*Spec).Plan, func(ds string) bool { return ds == "fashion-mnist" })
 	seen := map[string]bool{}
 	for _, r := range runs {
 		c := r.Config.(RunConfig)

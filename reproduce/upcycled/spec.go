@@ -126,9 +126,6 @@ var variants = []string{"baseline", "upcycled"}
 // specs loads this paper's specs (embedded, or the user's --spec file).
 var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/upcycled", Validate: (*Spec).validate}
 
-// LoadSpec reads the embedded spec of a scale.
-func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
-
 var knownDatasets = map[string]bool{"syn_iid": true, "syn_0_0": true, "syn_0.5_0.5": true, "syn_1_1": true, "femnist": true}
 
 func (s *Spec) validate() error {

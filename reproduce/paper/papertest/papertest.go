@@ -50,8 +50,9 @@ func AuditTableExact(t testing.TB, tab audit.Table) {
 	}
 }
 
-// Spec is the embedded spec of a scale, read with the paper's LoadSpec;
-// an error fails the test (every embedded spec must decode and validate).
+// Spec is the embedded spec of a scale, read with load (the paper's
+// specs.Load); an error fails the test (every embedded spec must decode
+// and validate).
 func Spec[S any](t testing.TB, load func(scale string) (*S, error), scale string) *S {
 	t.Helper()
 	s, err := load(scale)
