@@ -186,8 +186,7 @@ func NewFedAvg(cfg FedAvgConfig, clients []Objective, x0 []float64, key rng.Key)
 	if err != nil {
 		return nil, err
 	}
-	f := &FedAvg{federation: fed, cfg: cfg}
-	return f, nil
+	return &FedAvg{federation: fed, cfg: cfg}, nil
 }
 
 // Step runs one round of eq. (2) and returns its statistics (VHatNorm is

@@ -125,16 +125,39 @@ func TestDefineOnePlanPerCommand(t *testing.T) {
 	if n := decodes.Load(); n != 1 {
 		t.Errorf("merge decoded the spec %d times, want once", n)
 	}
-	stored := runner.Run{Paper: "def", Config: map[string]any{"steps": 5.0}}
-	if got := p.Cost(stored); got != 5 {
-		t.Errorf("cost of a stored configuration: %g, want 5", got)
-	}
-	if got := p.Uses(stored); len(got) != 1 || got[0] != "steps:5" {
-		t.Errorf("uses of a stored configuration: %v", got)
-	}
+	checkStoredConfig(t, p, 5)
 	if got := p.Uses(runner.Run{Config: "not a config"}); len(got) != 1 || !strings.HasPrefix(got[0], "config:") {
 		t.Errorf("uses of a foreign configuration: %v", got)
 	}
+}
+
+// checkStoredConfig checks the cost and components p derives for a
+// stored configuration (decoded from JSON) of 5 steps: wantCost and
+// "steps:5".
+func checkStoredConfig(t *testing.T, p *Paper, wantCost float64) {
+	t.Helper()
+	stored := runner.Run{Paper: p.Name, Config: map[string]any{"steps": 5.0}}
+	if got := p.Cost(stored); got != wantCost {
+		t.Errorf("cost of a stored configuration: %g, want %g", got, wantCost)
+	}
+	if got := p.Uses(stored); len(got) != 1 || got[0] != "steps:5" {
+		t.Errorf("uses of a stored configuration: %v, want [steps:5]", got)
+	}
+}
+
+// plannedCells plans p with o and returns the planned runs' cells, space
+// separated; a plan error fails the test.
+func plannedCells(t *testing.T, p *Paper, o Options) string {
+	t.Helper()
+	pl, err := p.Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []string
+	for _, r := range pl.Runs {
+		cells = append(cells, r.Cell)
+	}
+	return strings.Join(cells, " ")
 }
 
 // TestDefineExpandPresent checks the Plan and All that Define derives from
@@ -167,15 +190,7 @@ func TestDefineExpandPresent(t *testing.T) {
 		Report: func(Options, *defSpec, *defSource, []*runner.Result) error { return nil },
 	}
 	p := Define(def)
-	pl, err := p.Plan(Options{Scale: "smoke"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cells []string
-	for _, r := range pl.Runs {
-		cells = append(cells, r.Cell)
-	}
-	if got := strings.Join(cells, " "); got != "steps=3 steps=7" {
+	if got := plannedCells(t, p, Options{Scale: "smoke"}); got != "steps=3 steps=7" {
 		t.Errorf("planned %q, want the present steps 3 and 7", got)
 	}
 	exps, err := p.Describe("smoke")
@@ -340,29 +355,15 @@ func TestDefineMethodDefaults(t *testing.T) {
 		Report: func(Options, *methodSpec, *methodSource, []*runner.Result) error { return nil },
 	}
 	p := Define(def)
-	pl, err := p.Plan(Options{Scale: "smoke", DataDir: "/data"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cells []string
-	for _, r := range pl.Runs {
-		cells = append(cells, r.Cell)
-	}
-	if got := strings.Join(cells, " "); got != "steps=3 steps=7" {
+	if got := plannedCells(t, p, Options{Scale: "smoke", DataDir: "/data"}); got != "steps=3 steps=7" {
 		t.Errorf("planned %q, want the available steps 3 and 7", got)
 	}
 	if len(dirs) != 1 || dirs[0] != "/data" {
 		t.Errorf("DataAt called with %q, want once with --data-dir", dirs)
 	}
-	stored := runner.Run{Paper: "met", Config: map[string]any{"steps": 5.0}}
-	if got := p.Cost(stored); got != 50 {
-		t.Errorf("cost %g, want the config's Cost 50", got)
-	}
-	if got := p.Uses(stored); len(got) != 1 || got[0] != "steps:5" {
-		t.Errorf("uses %v, want the config's Uses", got)
-	}
+	checkStoredConfig(t, p, 50)
 	def.Cost = func(methodConfig) float64 { return 1 }
-	if got := Define(def).Cost(stored); got != 1 {
+	if got := Define(def).Cost(runner.Run{Config: map[string]any{"steps": 5.0}}); got != 1 {
 		t.Errorf("cost %g with Cost set, want the definition's 1", got)
 	}
 }
