@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,65 +11,24 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/audit/claim"
+	"github.com/fedrepro/fedrepro/claims/claimtest"
 	"github.com/fedrepro/fedrepro/internal/goldenflag"
 	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"go.yaml.in/yaml/v3"
 )
 
 const goldenDir = "../golden/claims"
 
-// toJSONValue turns YAML into the value a JSON decoder would produce.
-func toJSONValue(t *testing.T, name string, src []byte) any {
-	t.Helper()
-	var y any
-	if err := yaml.Unmarshal(src, &y); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	b, err := json.Marshal(y)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return v
-}
-
-func compileSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open("schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatalf("schema.json: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("schema.json")
-	if err != nil {
-		t.Fatalf("schema.json does not compile: %v", err)
-	}
-	return s
-}
-
 // TestSchema validates every shipped claim file against schema.json, and
 // checks that the schema, like the decoder, rejects what it should.
 func TestSchema(t *testing.T) {
-	s := compileSchema(t)
+	s := claimtest.Schema(t)
 	for _, id := range IDs() {
 		src, err := Source(id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Validate(toJSONValue(t, id, src)); err != nil {
+		if err := s.Validate(claimtest.JSONValue(t, id, src)); err != nil {
 			t.Errorf("%s.yaml does not validate against schema.json: %v", id, err)
 		}
 	}
@@ -82,14 +40,11 @@ func TestSchema(t *testing.T) {
 		{"wrong schema", "fedrepro-claim/1", "fedrepro-claim/2"},
 		{"claimed ε as text", "claimed_epsilon: 2", "claimed_epsilon: two"},
 	} {
-		bad := strings.Replace(string(base), m.from, m.to, 1)
-		if bad == string(base) {
-			t.Fatalf("%s: mutation %q not applied", m.name, m.from)
-		}
-		if err := s.Validate(toJSONValue(t, m.name, []byte(bad))); err == nil {
+		bad := claimtest.Mutated(t, base, m.name, m.from, m.to)
+		if err := s.Validate(claimtest.JSONValue(t, m.name, bad)); err == nil {
 			t.Errorf("%s: schema.json accepts it", m.name)
 		}
-		if _, err := claim.Decode("x.yaml", []byte(bad)); err == nil {
+		if _, err := claim.Decode("x.yaml", bad); err == nil {
 			t.Errorf("%s: the decoder accepts it", m.name)
 		}
 	}
@@ -134,30 +89,13 @@ var (
 func auditAll(t *testing.T) map[string]*claim.Report {
 	t.Helper()
 	reportsOnce.Do(func() {
-		reports = map[string]*claim.Report{}
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 2)
-		for _, id := range IDs() {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				c, err := Load(id)
-				var r *claim.Report
-				if err == nil {
-					r, err = claim.Audit(c, goldenOptions)
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil && reportsErr == nil {
-					reportsErr = err
-				}
-				reports[id] = r
-			}()
-		}
-		wg.Wait()
+		reports, reportsErr = claimtest.AuditAll(IDs(), func(id string) (*claim.Report, error) {
+			c, err := Load(id)
+			if err != nil {
+				return nil, err
+			}
+			return claim.Audit(c, goldenOptions)
+		})
 	})
 	if reportsErr != nil {
 		t.Fatal(reportsErr)

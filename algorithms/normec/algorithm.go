@@ -148,17 +148,8 @@ func (c Config) Validate() error {
 	if !(c.Alpha >= 0) || math.IsInf(c.Alpha, 0) {
 		return bad("alpha", c.Alpha, "a finite α ≥ 0")
 	}
-	if !(c.Beta > 0) || math.IsInf(c.Beta, 0) {
-		return bad("beta", c.Beta, "a finite β > 0")
-	}
-	if !(c.Gamma > 0) || math.IsInf(c.Gamma, 0) {
-		return bad("gamma", c.Gamma, "a finite γ > 0")
-	}
-	if !(c.Eta > 0) || math.IsInf(c.Eta, 0) {
-		return bad("eta", c.Eta, "a finite η > 0")
-	}
-	if !(c.Sigma >= 0) || math.IsInf(c.Sigma, 0) {
-		return bad("sigma", c.Sigma, "a finite σ ≥ 0")
+	if err := checkSteps(c.Beta, c.Gamma, c.Eta, c.Sigma, bad); err != nil {
+		return err
 	}
 	if c.Server != NormalizedStep && c.Server != PlainStep {
 		return fmt.Errorf("normec: unknown server step %d", int(c.Server))
@@ -177,6 +168,25 @@ func (c Config) Validate() error {
 		}
 	default:
 		return fmt.Errorf("normec: unknown init kind %d", int(c.Init.Kind))
+	}
+	return nil
+}
+
+// checkSteps checks the parameters Algorithm 1 and DP-FedAvg share, in
+// this order: a finite β > 0, γ > 0, η > 0 and σ ≥ 0 (NaN fails every
+// test); bad formats the error of the first that fails.
+func checkSteps(beta, gamma, eta, sigma float64, bad func(name string, v float64, want string) error) error {
+	if !(beta > 0) || math.IsInf(beta, 0) {
+		return bad("beta", beta, "a finite β > 0")
+	}
+	if !(gamma > 0) || math.IsInf(gamma, 0) {
+		return bad("gamma", gamma, "a finite γ > 0")
+	}
+	if !(eta > 0) || math.IsInf(eta, 0) {
+		return bad("eta", eta, "a finite η > 0")
+	}
+	if !(sigma >= 0) || math.IsInf(sigma, 0) {
+		return bad("sigma", sigma, "a finite σ ≥ 0")
 	}
 	return nil
 }
@@ -225,28 +235,114 @@ func (c *Counters) add(x Cost) {
 // the internal state: read them, do not modify them or keep them across
 // Steps. An Algorithm is not safe for concurrent use.
 type Algorithm struct {
-	cfg  Config
+	federation
+	cfg Config
+
+	v       []float64 // M×d client memories
+	pseudo  []float64 // M×d P_i(x^k) of the last update
+	delta   []float64 // M×d Δ_i^k of the last update
+	resid   []float64 // M: ‖P_i(x^k) − v_i^k‖ of the last update
+	updated []bool    // M: client updated in the last round
+	vhat    []float64
+
+	r0 float64
+}
+
+// federation is the state Algorithm 1 and DP-FedAvg (FedAvg) share: the
+// clients' objectives and workspaces, M and d, the model before and after
+// the round, the round's aggregate and message buffers, the participants,
+// the participation and per-client noise streams, the round index k and
+// the work counters.
+type federation struct {
 	objs []Objective
 	ws   []*Workspace
 	m, d int
 
-	x, xPrev []float64
-	v        []float64 // M×d client memories
-	pseudo   []float64 // M×d P_i(x^k) of the last update
-	delta    []float64 // M×d Δ_i^k of the last update
-	resid    []float64 // M: ‖P_i(x^k) − v_i^k‖ of the last update
-	updated  []bool    // M: client updated in the last round
-	vhat     []float64
-	agg, msg []float64
-	part     []int
+	x, xPrev, agg, msg []float64
+	part               []int
 
 	partRand  *rand.Rand
 	noiseRand []*rand.Rand
 
 	k        int
-	r0       float64
 	counters Counters
 }
+
+// newFederation checks the clients against x0 (at least one client, a
+// non-empty x0, every objective of x0's dimension and accepted by the
+// client operator local) and builds the shared state: x0 copied, the
+// participation stream and each client's noise stream derived from key.
+func newFederation(clients []Objective, x0 []float64, local Local, key rng.Key) (federation, error) {
+	m, d := len(clients), len(x0)
+	if m == 0 {
+		return federation{}, errors.New("normec: no clients")
+	}
+	if d == 0 {
+		return federation{}, errors.New("normec: empty model x0")
+	}
+	for i, o := range clients {
+		if o == nil {
+			return federation{}, fmt.Errorf("normec: client %d has no objective", i)
+		}
+		if o.NumParams() != d {
+			return federation{}, fmt.Errorf("normec: client %d has %d parameters, x0 has %d", i, o.NumParams(), d)
+		}
+		if err := local.Check(o); err != nil {
+			return federation{}, fmt.Errorf("client %d: %w", i, err)
+		}
+	}
+	f := federation{
+		objs: clients, m: m, d: d,
+		x: append([]float64(nil), x0...), xPrev: append([]float64(nil), x0...),
+		agg: make([]float64, d), msg: make([]float64, d), part: make([]int, 0, m),
+		partRand: key.Derive("participation").Rand(), noiseRand: make([]*rand.Rand, m),
+		ws: make([]*Workspace, m),
+	}
+	for i := range m {
+		f.noiseRand[i] = key.Derive("client", i, "noise").Rand()
+		f.ws[i] = NewWorkspace(d)
+	}
+	return f, nil
+}
+
+// endRound closes round k after the server step: StepNorm is
+// ‖x^{k+1} − x^k‖, and k and the round counter advance.
+func (f *federation) endRound(st *RoundStats) {
+	st.StepNorm = floats.Distance(f.x, f.xPrev, 2)
+	f.k++
+	f.counters.Rounds++
+}
+
+// runRounds performs rounds steps and returns the last round's statistics.
+func runRounds(rounds int, step func() RoundStats) RoundStats {
+	var st RoundStats
+	for range rounds {
+		st = step()
+	}
+	return st
+}
+
+// Round is the index k of the next round (the number of rounds run).
+func (f *federation) Round() int { return f.k }
+
+// Clients is M.
+func (f *federation) Clients() int { return f.m }
+
+// Dim is d.
+func (f *federation) Dim() int { return f.d }
+
+// X is the current model x^k.
+func (f *federation) X() []float64 { return f.x }
+
+// XPrev is the model before the last Step (x^{k−1}; x^0 before any Step).
+func (f *federation) XPrev() []float64 { return f.xPrev }
+
+// Participants is S^{k−1}, the clients that transmitted in the last round
+// (increasing order; the next Step reuses the slice).
+func (f *federation) Participants() []int { return f.part }
+
+// Counters returns the cumulative costs.
+func (f *federation) Counters() Counters { return f.counters }
 
 // New builds Algorithm 1 for the clients' objectives (one per client, all
 // of dimension len(x0)) from x^0, with random streams derived from key. It
@@ -256,25 +352,11 @@ func New(cfg Config, clients []Objective, x0 []float64, key rng.Key) (*Algorithm
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := len(clients)
-	if m == 0 {
-		return nil, errors.New("normec: no clients")
+	fed, err := newFederation(clients, x0, cfg.Local, key)
+	if err != nil {
+		return nil, err
 	}
-	d := len(x0)
-	if d == 0 {
-		return nil, errors.New("normec: empty model x0")
-	}
-	for i, o := range clients {
-		if o == nil {
-			return nil, fmt.Errorf("normec: client %d has no objective", i)
-		}
-		if o.NumParams() != d {
-			return nil, fmt.Errorf("normec: client %d has %d parameters, x0 has %d", i, o.NumParams(), d)
-		}
-		if err := cfg.Local.Check(o); err != nil {
-			return nil, fmt.Errorf("client %d: %w", i, err)
-		}
-	}
+	m, d := fed.m, fed.d
 	if cfg.Init.Kind == InitExplicit {
 		if len(cfg.Init.Offsets) != m {
 			return nil, fmt.Errorf("normec: %d explicit offsets for %d clients", len(cfg.Init.Offsets), m)
@@ -286,20 +368,11 @@ func New(cfg Config, clients []Objective, x0 []float64, key rng.Key) (*Algorithm
 		}
 	}
 	a := &Algorithm{
-		cfg: cfg, objs: clients, m: m, d: d,
-		x: append([]float64(nil), x0...), xPrev: append([]float64(nil), x0...),
+		federation: fed, cfg: cfg,
 		v: make([]float64, m*d), pseudo: make([]float64, m*d), delta: make([]float64, m*d),
 		resid: make([]float64, m), updated: make([]bool, m),
-		vhat: make([]float64, d), agg: make([]float64, d), msg: make([]float64, d),
-		part:      make([]int, 0, m),
-		partRand:  key.Derive("participation").Rand(),
-		noiseRand: make([]*rand.Rand, m),
-		ws:        make([]*Workspace, m),
-		r0:        math.NaN(),
-	}
-	for i := range m {
-		a.noiseRand[i] = key.Derive("client", i, "noise").Rand()
-		a.ws[i] = NewWorkspace(d)
+		vhat: make([]float64, d),
+		r0:   math.NaN(),
 	}
 	if cfg.Init.Kind != InitZero {
 		a.r0 = 0
@@ -391,9 +464,7 @@ func (a *Algorithm) Step() RoundStats {
 	case PlainStep:
 		floats.AddScaled(a.x, -c.Eta, a.vhat)
 	}
-	st.StepNorm = floats.Distance(a.x, a.xPrev, 2)
-	a.k++
-	a.counters.Rounds++
+	a.endRound(&st)
 	if c.OnRound != nil {
 		c.OnRound(a, st)
 	}
@@ -401,34 +472,13 @@ func (a *Algorithm) Step() RoundStats {
 }
 
 // Run performs rounds Steps and returns the last round's statistics.
-func (a *Algorithm) Run(rounds int) RoundStats {
-	var st RoundStats
-	for range rounds {
-		st = a.Step()
-	}
-	return st
-}
+func (a *Algorithm) Run(rounds int) RoundStats { return runRounds(rounds, a.Step) }
 
 // Config returns the configuration.
 func (a *Algorithm) Config() Config { return a.cfg }
 
 // Label names the configuration in results.
 func (a *Algorithm) Label() string { return a.cfg.Label() }
-
-// Round is the index k of the next round (the number of rounds run).
-func (a *Algorithm) Round() int { return a.k }
-
-// Clients is M.
-func (a *Algorithm) Clients() int { return a.m }
-
-// Dim is d.
-func (a *Algorithm) Dim() int { return a.d }
-
-// X is the current model x^k.
-func (a *Algorithm) X() []float64 { return a.x }
-
-// XPrev is the model before the last Step (x^{k−1}; x^0 before any Step).
-func (a *Algorithm) XPrev() []float64 { return a.xPrev }
 
 // V is client i's memory v_i^k.
 func (a *Algorithm) V(i int) []float64 { return a.row(a.v, i) }
@@ -460,13 +510,6 @@ func (a *Algorithm) Residual(i int) float64 { return a.resid[i] }
 // Updated reports whether client i updated its memory in the last round.
 func (a *Algorithm) Updated(i int) bool { return a.updated[i] }
 
-// Participants is S^{k−1}, the clients that transmitted in the last round
-// (increasing order).
-func (a *Algorithm) Participants() []int { return a.part }
-
 // InitialR is R = max_i ‖v_i^0 − P_i(x^0)‖ for InitOffset and
 // InitExplicit, NaN for InitZero (where P_i(x^0) is never computed).
 func (a *Algorithm) InitialR() float64 { return a.r0 }
-
-// Counters returns the cumulative costs.
-func (a *Algorithm) Counters() Counters { return a.counters }

@@ -1,10 +1,8 @@
 package normec
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/fedrepro/fedrepro/algorithms/fl"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
@@ -150,17 +148,8 @@ func (c FedAvgConfig) Validate() error {
 	if !(c.P > 0 && c.P <= 1) {
 		return bad("participation probability p", c.P, "0 < p ≤ 1")
 	}
-	if !(c.Beta > 0) || math.IsInf(c.Beta, 0) {
-		return bad("beta", c.Beta, "a finite β > 0")
-	}
-	if !(c.Gamma > 0) || math.IsInf(c.Gamma, 0) {
-		return bad("gamma", c.Gamma, "a finite γ > 0")
-	}
-	if !(c.Eta > 0) || math.IsInf(c.Eta, 0) {
-		return bad("eta", c.Eta, "a finite η > 0")
-	}
-	if !(c.Sigma >= 0) || math.IsInf(c.Sigma, 0) {
-		return bad("sigma", c.Sigma, "a finite σ ≥ 0")
+	if err := checkSteps(c.Beta, c.Gamma, c.Eta, c.Sigma, bad); err != nil {
+		return err
 	}
 	switch c.Psi.Kind {
 	case SmoothNormalization:
@@ -184,17 +173,8 @@ func (c FedAvgConfig) Validate() error {
 // conventions as Algorithm, so with the same key it selects the same
 // clients in every round.
 type FedAvg struct {
-	cfg  FedAvgConfig
-	objs []Objective
-	ws   []*Workspace
-	m, d int
-
-	x, xPrev, agg, msg []float64
-	part               []int
-	partRand           *rand.Rand
-	noiseRand          []*rand.Rand
-	k                  int
-	counters           Counters
+	federation
+	cfg FedAvgConfig
 }
 
 // NewFedAvg builds DP-FedAvg for the clients' objectives from x0 (copied).
@@ -202,36 +182,11 @@ func NewFedAvg(cfg FedAvgConfig, clients []Objective, x0 []float64, key rng.Key)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m, d := len(clients), len(x0)
-	if m == 0 {
-		return nil, errors.New("normec: no clients")
+	fed, err := newFederation(clients, x0, cfg.Local, key)
+	if err != nil {
+		return nil, err
 	}
-	if d == 0 {
-		return nil, errors.New("normec: empty model x0")
-	}
-	for i, o := range clients {
-		if o == nil {
-			return nil, fmt.Errorf("normec: client %d has no objective", i)
-		}
-		if o.NumParams() != d {
-			return nil, fmt.Errorf("normec: client %d has %d parameters, x0 has %d", i, o.NumParams(), d)
-		}
-		if err := cfg.Local.Check(o); err != nil {
-			return nil, fmt.Errorf("client %d: %w", i, err)
-		}
-	}
-	f := &FedAvg{
-		cfg: cfg, objs: clients, m: m, d: d,
-		x: append([]float64(nil), x0...), xPrev: append([]float64(nil), x0...),
-		agg: make([]float64, d), msg: make([]float64, d), part: make([]int, 0, m),
-		partRand: key.Derive("participation").Rand(), noiseRand: make([]*rand.Rand, m),
-		ws: make([]*Workspace, m),
-	}
-	for i := range m {
-		f.noiseRand[i] = key.Derive("client", i, "noise").Rand()
-		f.ws[i] = NewWorkspace(d)
-	}
-	return f, nil
+	return &FedAvg{federation: fed, cfg: cfg}, nil
 }
 
 // Step runs one round of eq. (2) and returns its statistics (VHatNorm is
@@ -264,9 +219,7 @@ func (f *FedAvg) Step() RoundStats {
 		st.Skipped = true
 		f.counters.Skipped++
 	}
-	st.StepNorm = floats.Distance(f.x, f.xPrev, 2)
-	f.k++
-	f.counters.Rounds++
+	f.endRound(&st)
 	if c.OnRound != nil {
 		c.OnRound(f, st)
 	}
@@ -274,34 +227,13 @@ func (f *FedAvg) Step() RoundStats {
 }
 
 // Run performs rounds Steps and returns the last round's statistics.
-func (f *FedAvg) Run(rounds int) RoundStats {
-	var st RoundStats
-	for range rounds {
-		st = f.Step()
-	}
-	return st
-}
+func (f *FedAvg) Run(rounds int) RoundStats { return runRounds(rounds, f.Step) }
 
 // Config returns the configuration.
 func (f *FedAvg) Config() FedAvgConfig { return f.cfg }
 
 // Label names the configuration in results.
 func (f *FedAvg) Label() string { return f.cfg.Label() }
-
-// Round is the number of rounds run.
-func (f *FedAvg) Round() int { return f.k }
-
-// X is the current model.
-func (f *FedAvg) X() []float64 { return f.x }
-
-// XPrev is the model before the last Step.
-func (f *FedAvg) XPrev() []float64 { return f.xPrev }
-
-// Participants is the set of clients of the last round.
-func (f *FedAvg) Participants() []int { return f.part }
-
-// Counters returns the cumulative costs.
-func (f *FedAvg) Counters() Counters { return f.counters }
 
 // Stepper is what an experiment runner needs from a method: one round per
 // Step, the current model, costs and a label. Algorithm and FedAvg

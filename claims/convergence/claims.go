@@ -5,12 +5,9 @@ package convergence
 
 import (
 	"embed"
-	"fmt"
-	"io/fs"
-	"sort"
-	"strings"
 
 	conv "github.com/fedrepro/fedrepro/algorithms/audit/convergence"
+	"github.com/fedrepro/fedrepro/claims"
 )
 
 //go:embed *.yaml
@@ -20,42 +17,17 @@ var files embed.FS
 // (files named <paper>-….yaml).
 var Papers = []string{"upcycled", "normec", "fedddpm", "haar"}
 
+// folder is this package's claim files.
+var folder = claims.Folder{FS: files, Papers: Papers, Unknown: "no convergence claim %q in the library"}
+
 // IDs lists every embedded claim, sorted.
-func IDs() []string {
-	ents, _ := fs.ReadDir(files, ".")
-	var out []string
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func IDs() []string { return folder.IDs() }
 
 // Library lists the claims of papers fedrepro does not reproduce.
-func Library() []string {
-	var out []string
-	for _, id := range IDs() {
-		own := false
-		for _, p := range Papers {
-			own = own || strings.HasPrefix(id, p+"-")
-		}
-		if !own {
-			out = append(out, id)
-		}
-	}
-	return out
-}
+func Library() []string { return folder.Library() }
 
 // Source returns the YAML of a claim.
-func Source(id string) ([]byte, error) {
-	b, err := files.ReadFile(id + ".yaml")
-	if err != nil {
-		return nil, fmt.Errorf("no convergence claim %q in the library", id)
-	}
-	return b, nil
-}
+func Source(id string) ([]byte, error) { return folder.Source(id) }
 
 // Load decodes an embedded claim (errors name claims/convergence/<id>.yaml).
 func Load(id string) (*conv.Claim, error) {

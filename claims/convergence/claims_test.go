@@ -1,7 +1,6 @@
 package convergence
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -12,61 +11,22 @@ import (
 	"testing"
 
 	conv "github.com/fedrepro/fedrepro/algorithms/audit/convergence"
+	"github.com/fedrepro/fedrepro/claims/claimtest"
 	"github.com/fedrepro/fedrepro/internal/goldenflag"
 	"github.com/fedrepro/fedrepro/proofs"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 )
 
 const goldenDir = "../../golden/convergence"
 
-func toJSONValue(t *testing.T, name string, src []byte) any {
-	t.Helper()
-	var y any
-	if err := yaml.Unmarshal(src, &y); err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	b, err := json.Marshal(y)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return v
-}
-
-func compileSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open("schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatalf("schema.json: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("schema.json")
-	if err != nil {
-		t.Fatalf("schema.json does not compile: %v", err)
-	}
-	return s
-}
-
 // TestSchema validates every shipped file against schema.json, and checks
 // that the schema and the decoder both reject plausible mistakes.
 func TestSchema(t *testing.T) {
-	s := compileSchema(t)
+	s := claimtest.Schema(t)
 	for _, id := range IDs() {
 		src, _ := Source(id)
-		if err := s.Validate(toJSONValue(t, id, src)); err != nil {
+		if err := s.Validate(claimtest.JSONValue(t, id, src)); err != nil {
 			t.Errorf("%s.yaml does not validate against schema.json: %v", id, err)
 		}
 	}
@@ -81,17 +41,14 @@ func TestSchema(t *testing.T) {
 		{"unknown family", "families: [quadratic, huber, logistic, piecewise]", "families: [quadratic, hubber]"},
 		{"negative L", "constants: {L: 1}", "constants: {L: -1}"},
 	} {
-		bad := strings.Replace(string(base), m.from, m.to, 1)
-		if bad == string(base) {
-			t.Fatalf("%s: mutation %q not applied", m.name, m.from)
-		}
-		if err := s.Validate(toJSONValue(t, m.name, []byte(bad))); err == nil {
+		bad := claimtest.Mutated(t, base, m.name, m.from, m.to)
+		if err := s.Validate(claimtest.JSONValue(t, m.name, bad)); err == nil {
 			t.Errorf("%s: schema.json accepts it", m.name)
 		}
 		if m.name == "negative L" {
 			continue // the decoder accepts any L; instances then fail to certify
 		}
-		if _, err := conv.Decode("x.yaml", []byte(bad)); err == nil {
+		if _, err := conv.Decode("x.yaml", bad); err == nil {
 			t.Errorf("%s: the decoder accepts it", m.name)
 		}
 	}
@@ -138,33 +95,14 @@ func auditAll(t *testing.T) map[string]*conv.Report {
 
 // auditIDs audits claims (after edit) with the default seed, two at a time.
 func auditIDs(ids []string, edit func(c *conv.Claim)) (map[string]*conv.Report, error) {
-	out := map[string]*conv.Report{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var first error
-	sem := make(chan struct{}, 2)
-	for _, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			c, err := Load(id)
-			var r *conv.Report
-			if err == nil {
-				edit(c)
-				r, err = conv.Audit(c, conv.Options{Seed: proofs.DefaultSeed})
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && first == nil {
-				first = err
-			}
-			out[id] = r
-		}()
-	}
-	wg.Wait()
-	return out, first
+	return claimtest.AuditAll(ids, func(id string) (*conv.Report, error) {
+		c, err := Load(id)
+		if err != nil {
+			return nil, err
+		}
+		edit(c)
+		return conv.Audit(c, conv.Options{Seed: proofs.DefaultSeed})
+	})
 }
 
 // golden is the gated view of a report: verdicts, the worst instance's

@@ -18,10 +18,13 @@ func init() {
 		checkOutputSensitivity)
 }
 
-// clippedLocalModel trains one client's model as the private runs do
-// (FedAvg local update: E = 10 epochs of momentum SGD, batch 32, from the
-// zero model) and clips it to norm tau; key fixes the shuffles.
-func clippedLocalModel(ds *data.Dataset, key rng.Key, tau float64) ([]float64, error) {
+// ClippedLocalModel trains one client's model as the private runs do
+// (FedAvg local update from the zero model: E = 10 epochs of momentum-0.5
+// SGD, batch 32, lr 0.1 — the tuned output-perturbation lr for Syn(iid))
+// and clips it to norm tau; key fixes the shuffles. The output
+// sensitivity check here and reproduce/upcycled's empirical audit both
+// train with it.
+func ClippedLocalModel(ds *data.Dataset, key rng.Key, tau float64) ([]float64, error) {
 	m := model.NewLogReg(ds.D, 2, model.CrossEntropy)
 	cfg := fl.Config{Sampling: fl.Uniform, Frac: 1, Local: fl.LocalConfig{Epochs: 10, BatchSize: 32, LR: 0.1, Momentum: 0.5}}
 	hooks := fl.Hooks{AfterLocal: func(_ *fl.Client, p []float64) { dp.ClipL2(p, tau) }}
@@ -33,9 +36,9 @@ func clippedLocalModel(ds *data.Dataset, key rng.Key, tau float64) ([]float64, e
 	return append([]float64(nil), e.Server().Global...), nil
 }
 
-// withRow returns a copy of ds with row i replaced by (x, y), or with (x, y)
-// appended when i < 0.
-func withRow(ds *data.Dataset, i int, x []float64, y int) *data.Dataset {
+// WithRow returns a copy of ds with row i replaced by (x, y), or with (x, y)
+// appended when i < 0 (a neighbouring dataset).
+func WithRow(ds *data.Dataset, i int, x []float64, y int) *data.Dataset {
 	out := &data.Dataset{X: append([]float64(nil), ds.X...), Y: append([]int(nil), ds.Y...), N: ds.N, D: ds.D, Classes: max(ds.Classes, 2)}
 	if i < 0 {
 		out.X = append(out.X, x...)
@@ -62,7 +65,7 @@ func checkOutputSensitivity(cfg proofs.Config) proofs.Result {
 	}
 	const tau, R = 10.0, 1e4
 	key := rng.New(cfg.Seed, "proofs", paper, "sensitivity")
-	base, err := clippedLocalModel(ds, key, tau)
+	base, err := ClippedLocalModel(ds, key, tau)
 	if err != nil {
 		return inconclusive("train: %v", err)
 	}
@@ -79,11 +82,11 @@ func checkOutputSensitivity(cfg proofs.Config) proofs.Result {
 	}
 	worstReplace, worstPos := 0.0, -1
 	for i := 0; i < positions; i++ {
-		dA, err := clippedLocalModel(withRow(ds, i, u, 1), key, tau)
+		dA, err := ClippedLocalModel(WithRow(ds, i, u, 1), key, tau)
 		if err != nil {
 			return inconclusive("train: %v", err)
 		}
-		dB, err := clippedLocalModel(withRow(ds, i, u, 0), key, tau)
+		dB, err := ClippedLocalModel(WithRow(ds, i, u, 0), key, tau)
 		if err != nil {
 			return inconclusive("train: %v", err)
 		}
@@ -102,7 +105,7 @@ func checkOutputSensitivity(cfg proofs.Config) proofs.Result {
 			x := make([]float64, ds.D)
 			x[j] = s
 			for y := 0; y < 2; y++ {
-				m, err := clippedLocalModel(withRow(ds, -1, x, y), key, tau)
+				m, err := ClippedLocalModel(WithRow(ds, -1, x, y), key, tau)
 				if err != nil {
 					return inconclusive("train: %v", err)
 				}
@@ -115,7 +118,7 @@ func checkOutputSensitivity(cfg proofs.Config) proofs.Result {
 	if other == ds {
 		other = f.fed.Clients[1].Train
 	}
-	typ, err := clippedLocalModel(withRow(ds, 0, other.Row(1), other.Y[1]), key, tau)
+	typ, err := ClippedLocalModel(WithRow(ds, 0, other.Row(1), other.Y[1]), key, tau)
 	if err != nil {
 		return inconclusive("train: %v", err)
 	}

@@ -135,3 +135,34 @@ func LoadImages(name, dir string) (train, test *data.Dataset, shape data.ImageSh
 	}
 	return train, test, shape, err
 }
+
+// Pool applies pool 2×2 average-pooling passes (data.AvgPool2x2) to an
+// image dataset of the given shape and returns the pooled set and its
+// shape (pool 0: d itself). A finer resolution is not kept: only the one
+// the runs use stays in memory (28×28 Fashion-MNIST alone is 376 MB of
+// float64).
+func Pool(d *data.Dataset, shape data.ImageShape, pool int) (*data.Dataset, data.ImageShape, error) {
+	var err error
+	for range pool {
+		if d, shape, err = data.AvgPool2x2(d, shape); err != nil {
+			return nil, shape, err
+		}
+	}
+	return d, shape, nil
+}
+
+// LoadPooled is LoadImages followed by pool 2×2 average-pooling passes of
+// both splits (Pool): the resolution a run reads.
+func LoadPooled(name, dir string, pool int) (train, test *data.Dataset, shape data.ImageShape, err error) {
+	train, test, shape0, err := LoadImages(name, dir)
+	if err != nil {
+		return nil, nil, shape0, err
+	}
+	if train, shape, err = Pool(train, shape0, pool); err != nil {
+		return nil, nil, shape, err
+	}
+	if test, _, err = Pool(test, shape0, pool); err != nil {
+		return nil, nil, shape, err
+	}
+	return train, test, shape, nil
+}

@@ -64,3 +64,35 @@ func TestLocator(t *testing.T) {
 		t.Errorf("without --data-dir Fashion-MNIST is looked for at %q, want %s", w, data.FashionMNISTDir)
 	}
 }
+
+// TestPool: pool passes of Pool are pool successive AvgPool2x2 passes
+// (the same values and shape), and 0 passes return the set itself.
+func TestPool(t *testing.T) {
+	shape := data.ImageShape{H: 4, W: 4, C: 1}
+	d := &data.Dataset{N: 2, D: 16, Classes: 2, Y: []int{0, 1}, X: make([]float64, 32)}
+	for i := range d.X {
+		d.X[i] = float64(i * i % 7)
+	}
+	if got, s, err := Pool(d, shape, 0); err != nil || got != d || s != shape {
+		t.Fatalf("0 passes: %p %v %v, want the set itself", got, s, err)
+	}
+	want, wshape := d, shape
+	for pool := 1; pool <= 2; pool++ {
+		var err error
+		if want, wshape, err = data.AvgPool2x2(want, wshape); err != nil {
+			t.Fatal(err)
+		}
+		got, s, err := Pool(d, shape, pool)
+		if err != nil || s != wshape || len(got.X) != len(want.X) {
+			t.Fatalf("%d passes: shape %v (want %v), %v", pool, s, wshape, err)
+		}
+		for i := range got.X {
+			if got.X[i] != want.X[i] {
+				t.Fatalf("%d passes: x[%d] = %v, want %v", pool, i, got.X[i], want.X[i])
+			}
+		}
+	}
+	if _, _, err := Pool(d, data.ImageShape{H: 3, W: 3, C: 1}, 1); err == nil {
+		t.Error("a shape that does not match the rows pooled without error")
+	}
+}

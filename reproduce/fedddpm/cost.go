@@ -17,7 +17,7 @@ func sourceDim(src string, pool int) int {
 	return s * s
 }
 
-// runCost estimates a run's work in denoiser multiply–adds, for balancing
+// Cost estimates a run's work in denoiser multiply–adds, for balancing
 // shards. With P the denoiser's parameters, m the training rows, T the
 // diffusion steps and |A| the aux-set size, a sample gradient costs 3P
 // and a sampling step P:
@@ -40,7 +40,7 @@ func sourceDim(src string, pool int) int {
 //
 // The image feature classifier is trained once per process and setting
 // and is left out (it is the same for every shard that has image runs).
-func runCost(cfg RunConfig) float64 {
+func (cfg RunConfig) Cost() float64 {
 	st := cfg.Setting
 	den, err := newDenoiser(st, sourceDim(st.Source, st.Pool))
 	if err != nil {
@@ -89,10 +89,10 @@ func runCost(cfg RunConfig) float64 {
 	return cost + float64(st.Eval.Samples)*steps*fwd + 1e6
 }
 
-// costRate is runCost's units per CPU-second on the 2-core development
+// costRate is RunConfig.Cost's units per CPU-second on the 2-core development
 // machine, fitted as a ratio of sums over the 312 runs of the stored
 // default scale (results/fedddpm/default/**/seed-*.json, all written by
-// code_version 0085a762c9f6): Σ runCost = 7.078·10¹² units against
+// code_version 0085a762c9f6): Σ Cost = 7.078·10¹² units against
 // Σ cpu_seconds = 2,002.5 s, 3.53·10⁹ units per CPU-second, rounded to
 // 3.5e9. A ratio of sums, not a
 // mean of per-run ratios, because what it converts is a whole plan's cost

@@ -51,8 +51,8 @@ func (s *sources) find(src string) string {
 	return dir
 }
 
-// available reports, without loading, whether src can be loaded.
-func (s *sources) available(src string) bool {
+// Available reports, without loading, whether src can be loaded.
+func (s *sources) Available(src string) bool {
 	return src == "mixture" || s.find(src) != ""
 }
 
@@ -312,11 +312,9 @@ func stratified(d *data.Dataset, m int, key rng.Key) []int {
 // scaleImages average-pools pool times and maps pixels from [0,1] to
 // [−1,1], DDPM's data range.
 func scaleImages(d *data.Dataset, shape data.ImageShape, pool int) (*data.Dataset, data.ImageShape, error) {
-	var err error
-	for i := 0; i < pool; i++ {
-		if d, shape, err = data.AvgPool2x2(d, shape); err != nil {
-			return nil, shape, err
-		}
+	d, shape, err := datasets.Pool(d, shape, pool)
+	if err != nil {
+		return nil, shape, err
 	}
 	out := &data.Dataset{X: make([]float64, len(d.X)), Y: append([]int(nil), d.Y...), N: d.N, D: d.D, Classes: d.Classes}
 	for i, v := range d.X {

@@ -27,8 +27,8 @@ func (w *reportWriter) fig7(doc *report.Doc) error {
 			continue
 		}
 		for _, ds := range e.Datasets {
-			st := e.apply(w.s.Settings[ds])
-			if !w.src.available(st.Source) || st.Eval.CurveEvery <= 0 {
+			st := e.apply(w.Spec.Settings[ds])
+			if !w.src.Available(st.Source) || st.Eval.CurveEvery <= 0 {
 				continue
 			}
 			for _, part := range e.Partitions {
@@ -60,7 +60,7 @@ func (w *reportWriter) fig7(doc *report.Doc) error {
 					continue
 				}
 				base := fmt.Sprintf("fig7_%s_%s", ds, part)
-				if err := ps.Save(filepath.Join(w.dir, "figures", base)); err != nil {
+				if err := ps.Save(filepath.Join(w.Dir, "figures", base)); err != nil {
 					return err
 				}
 				below, pts := 0, 0
@@ -83,7 +83,7 @@ func (w *reportWriter) fig7(doc *report.Doc) error {
 					}
 				}
 				items = append(items, fmt.Sprintf("[%s, %s](figures/%s.png): FedDDPM below FedAvg at %d/%d curve points", ds, part, base, below, pts))
-				w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "fig7", "dataset": ds, "partition": part, "participation": p,
+				w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": "fig7", "dataset": ds, "partition": part, "participation": p,
 					"metric": "FedDDPM below FedAvg (curve points)", "mean": float64(below), "n": pts})
 			}
 		}
@@ -167,8 +167,8 @@ func (w *reportWriter) fig8(doc *report.Doc) error {
 	doc.H(2, "Fig. 8 analogue — auxiliary data on the clients (LocalAug) vs on the server (FedDDPM)")
 	for _, e := range exps {
 		for _, ds := range e.Datasets {
-			st := e.apply(w.s.Settings[ds])
-			if !w.src.available(st.Source) {
+			st := e.apply(w.Spec.Settings[ds])
+			if !w.src.Available(st.Source) {
 				continue
 			}
 			part, p := e.Partitions[0], e.Participation[0]
@@ -211,7 +211,7 @@ func (w *reportWriter) fig8(doc *report.Doc) error {
 				}
 				fs := report.Summarize(finals)
 				tb.Add(methodLabel[m], es.PM(4), fs.PM(4), pm(g.stats("fd")), kfmt(g.counter("client_sample_grads")), kfmt(g.counter("server_sample_grads")))
-				w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "fig8", "dataset": ds, "partition": part, "participation": p, "method": m,
+				w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": "fig8", "dataset": ds, "partition": part, "participation": p, "method": m,
 					"metric": "early_loss", "mean": es.Mean, "std": es.Std, "n": es.N,
 					"compute": map[string]any{"client_sample_grads": g.counter("client_sample_grads"), "server_sample_grads": g.counter("server_sample_grads")}})
 			}
@@ -226,11 +226,11 @@ func (w *reportWriter) fig8(doc *report.Doc) error {
 						lowest = 0
 					}
 				}
-				w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "fig8", "dataset": ds, "metric": fmt.Sprintf("FedDDPM has the lowest mean held-out loss over rounds 1–%d", early),
+				w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": "fig8", "dataset": ds, "metric": fmt.Sprintf("FedDDPM has the lowest mean held-out loss over rounds 1–%d", early),
 					"mean": lowest, "n": 1, "paper_value": 1.0, "paper_n": 1})
 			}
 			base := fmt.Sprintf("fig8_%s", ds)
-			if err := fig.Save(filepath.Join(w.dir, "figures", base)); err != nil {
+			if err := fig.Save(filepath.Join(w.Dir, "figures", base)); err != nil {
 				return err
 			}
 			doc.H(3, "%s", datasetLabel[st.Source])
@@ -252,8 +252,8 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 			continue
 		}
 		for _, ds := range e.Datasets {
-			st := e.apply(w.s.Settings[ds])
-			if !w.src.available(st.Source) {
+			st := e.apply(w.Spec.Settings[ds])
+			if !w.src.Available(st.Source) {
 				continue
 			}
 			part, p := e.Partitions[0], e.Participation[0]
@@ -274,7 +274,7 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 					continue
 				}
 				base := fmt.Sprintf("samples_%s_%s", ds, strings.ReplaceAll(m, "+", "plus"))
-				path := filepath.Join(w.dir, "figures", base+".png")
+				path := filepath.Join(w.Dir, "figures", base+".png")
 				link := fmt.Sprintf("[%s](figures/%s.png)", methodLabel[m], base)
 				if len(ex.Shape) == 3 {
 					cols := int(math.Ceil(math.Sqrt(float64(ex.GridN))))
@@ -286,7 +286,7 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 						return err
 					}
 				} else {
-					if err := w.scatter(filepath.Join(w.dir, "figures", base), methodLabel[m], ex, st); err != nil {
+					if err := w.scatter(filepath.Join(w.Dir, "figures", base), methodLabel[m], ex, st); err != nil {
 						return err
 					}
 					link += fmt.Sprintf(" ([svg](figures/%s.svg))", base)
@@ -294,12 +294,12 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 				links = append(links, link)
 			}
 			// Real data for reference.
-			if prep, err := w.src.prepare(st, w.s.GeneratorSeed); err == nil {
+			if prep, err := w.src.prepare(st, w.Spec.GeneratorSeed); err == nil {
 				n := st.Eval.GridSamples
 				n = min(n, prep.train.N)
 				ex := &Extra{Grid: prep.train.X[:n*prep.train.D], GridN: n, GridD: prep.train.D}
 				base := fmt.Sprintf("samples_%s_real", ds)
-				path := filepath.Join(w.dir, "figures", base+".png")
+				path := filepath.Join(w.Dir, "figures", base+".png")
 				link := fmt.Sprintf("[real data](figures/%s.png)", base)
 				if prep.image() {
 					cols := int(math.Ceil(math.Sqrt(float64(n))))
@@ -311,7 +311,7 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 						return err
 					}
 				} else {
-					if err := w.scatter(filepath.Join(w.dir, "figures", base), "training data", ex, st); err != nil {
+					if err := w.scatter(filepath.Join(w.Dir, "figures", base), "training data", ex, st); err != nil {
 						return err
 					}
 					link += fmt.Sprintf(" ([svg](figures/%s.svg))", base)
@@ -319,7 +319,7 @@ func (w *reportWriter) samples(doc *report.Doc) error {
 				links = append(links, link)
 			}
 			if len(links) > 0 {
-				lines = append(lines, fmt.Sprintf("%s, %s, %s (seed %d): %s", datasetLabel[st.Source], part, pct(p), w.s.seedsOf(e)[0], strings.Join(links, " · ")))
+				lines = append(lines, fmt.Sprintf("%s, %s, %s (seed %d): %s", datasetLabel[st.Source], part, pct(p), w.Spec.seedsOf(e)[0], strings.Join(links, " · ")))
 			}
 		}
 	}

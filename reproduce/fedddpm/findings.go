@@ -106,7 +106,7 @@ func (w *reportWriter) relationText(rel string) (string, bool) {
 // perDataset lists a relation's count on each dataset ("mixture 5/6").
 func (w *reportWriter) perDataset(rel string) string {
 	var parts []string
-	for _, c := range w.summary.Cells {
+	for _, c := range w.Summary.Cells {
 		if c["table"] == "relations" && c["metric"] == rel && c["dataset"] != "all" {
 			parts = append(parts, fmt.Sprintf("%v %v/%v", c["dataset"], c["mean"], c["n"]))
 		}
@@ -166,7 +166,7 @@ func (w *reportWriter) findings() []string {
 func (w *reportWriter) fig8Finding() string {
 	var yes, n int
 	var metric string
-	for _, c := range w.summary.Cells {
+	for _, c := range w.Summary.Cells {
 		if c["table"] == "fig8" && c["method"] == nil {
 			n++
 			metric = fmt.Sprint(c["metric"])
@@ -189,7 +189,7 @@ func (w *reportWriter) sensitivityFinding() string {
 	var base, variant beatCount
 	cols := 0
 	variants := map[string]bool{}
-	for _, c := range w.summary.Cells {
+	for _, c := range w.Summary.Cells {
 		if c["table"] != "sensitivity" || c["metric"] != "beats FedAvg (columns)" {
 			continue
 		}
@@ -218,8 +218,8 @@ func (w *reportWriter) sensitivityFinding() string {
 func (w *reportWriter) mixtureNote() string {
 	var hq []float64
 	var std float64
-	for k, g := range w.groups {
-		st, ok := w.s.Settings[k.ds]
+	for k, g := range w.Groups {
+		st, ok := w.Spec.Settings[k.ds]
 		if !ok || st.Mixture == nil || k.method != centralMethod {
 			continue
 		}
@@ -277,8 +277,8 @@ func (w *reportWriter) headline(results []*runner.Result) *report.Headline {
 func (w *reportWriter) scope() string {
 	kinds := map[string]bool{}
 	srcs := map[string]bool{}
-	for k := range w.groups {
-		for _, e := range w.s.Experiments {
+	for k := range w.Groups {
+		for _, e := range w.Spec.Experiments {
 			if e.Name == k.exp {
 				kinds[e.Kind] = true
 				if e.Curves {
@@ -289,7 +289,7 @@ func (w *reportWriter) scope() string {
 				}
 			}
 		}
-		if st, ok := w.s.Settings[k.ds]; ok {
+		if st, ok := w.Spec.Settings[k.ds]; ok {
 			srcs[st.Source] = true
 		}
 	}

@@ -23,12 +23,12 @@ func synthWriter(t *testing.T) *reportWriter {
 	persist := true
 	s := &Spec{SpecHeader: paper.SpecHeader{Seeds: []uint64{1, 2, 3}}, Settings: map[string]Setting{"mix": {Source: "mixture"}},
 		Experiments: []Experiment{
-			{Name: "tables", Kind: "tables", Datasets: []string{"mix"}, Partitions: []string{"shard", "dir0.1"}, Participation: []float64{0.15},
+			{ExperimentHeader: paper.ExperimentHeader{Name: "tables"}, Kind: "tables", Datasets: []string{"mix"}, Partitions: []string{"shard", "dir0.1"}, Participation: []float64{0.15},
 				Methods: []string{"fedavg", "fedddpm", "fedddpm+"}},
-			{Name: "sens", Kind: "sensitivity", Datasets: []string{"mix"}, Partitions: []string{"shard"}, Participation: []float64{0.15},
+			{ExperimentHeader: paper.ExperimentHeader{Name: "sens"}, Kind: "sensitivity", Datasets: []string{"mix"}, Partitions: []string{"shard"}, Participation: []float64{0.15},
 				Methods: []string{"fedavg", "fedddpm", "fedddpm+"}, Override: Override{PersistOptimizer: &persist}},
 		}}
-	return &reportWriter{s: s, nums: nums, groups: map[gkey]*group{}, src: newSources(""), totals: map[string]*relCount{}, summary: &report.Summary{}}
+	return &reportWriter{ReportWriter: paper.ReportWriter[Spec, map[gkey]*group]{Spec: s, Nums: nums, Groups: map[gkey]*group{}, Summary: &report.Summary{}}, src: newSources(""), totals: map[string]*relCount{}}
 }
 
 // put stores one group of final FDs (one seed each).
@@ -37,7 +37,7 @@ func (w *reportWriter) put(exp, part string, method string, fds ...float64) {
 	for i, v := range fds {
 		g.Results = append(g.Results, &runner.Result{Run: runner.Run{Seed: uint64(i + 1)}, Final: runner.Metrics{"fd": v, "fired": 0}})
 	}
-	w.groups[gkey{exp, "mix", part, pLabel(0.15), method}] = g
+	w.Groups[gkey{exp, "mix", part, pLabel(0.15), method}] = g
 }
 
 // TestBestFindingCountsClear: the opening sentence gives, beside "best in
@@ -55,8 +55,8 @@ func TestBestFindingCountsClear(t *testing.T) {
 	w.put("tables", "dir0.1", "fedavg", 0.9, 1.0, 1.1)
 	w.put("tables", "dir0.1", "fedddpm", 0.85, 0.95, 1.05)
 	w.put("tables", "dir0.1", "fedddpm+", 0.87, 0.97, 1.07)
-	e := &w.s.Experiments[0]
-	w.relations(&report.Doc{}, e, "mix", w.s.Settings["mix"], []string{"shard/p0.15", "dir0.1/p0.15"}, nil)
+	e := &w.Spec.Experiments[0]
+	w.relations(&report.Doc{}, e, "mix", w.Spec.Settings["mix"], []string{"shard/p0.15", "dir0.1/p0.15"}, nil)
 	if got := *w.totals[relBest]; got != (relCount{hold: 2, clear: 1, total: 2}) {
 		t.Fatalf("best: %+v, want 2 of 2, 1 clear", got)
 	}

@@ -34,11 +34,11 @@ func TestCoverage(t *testing.T) { gatetest.Coverage(t, "fedddpm") }
 // draws, so its every final score must equal its FedAvg twin's.
 func TestQuickTestOutcomes(t *testing.T) {
 	gatetest.RequireData(t, "fedddpm")
-	s, err := LoadSpec("smoke")
+	s, err := specs.Load("smoke")
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := s.Plan(newSources("").available)
+	runs, err := s.Plan(newSources("").Available)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func (w *reportWriter) claims(doc *report.Doc) {
-	w.claimCounts = report.ClaimsSection(doc, "fedddpm", w.dir, proofs.DefaultSeed, "")
+	w.claimCounts = report.ClaimsSection(doc, "fedddpm", w.Dir, proofs.DefaultSeed, "")
 }
 
 func (w *reportWriter) decisions(doc *report.Doc) {
@@ -34,7 +34,7 @@ func (w *reportWriter) notReproduced(doc *report.Doc) {
 		"Compute-matched baselines (e.g. FedAvg given FedDDPM's extra server epochs) are not run; the compute of every cell is printed instead.",
 	}
 	items = paper.AppendNonEmpty(items, w.mixtureNote(), w.imageRegime())
-	items = append(items, notRun(w.s, w.src)...)
+	items = append(items, notRun(w.Spec, w.src)...)
 	doc.List(items...)
 }
 
@@ -47,10 +47,10 @@ func pct(p float64) string { return fmt.Sprintf("%g%%", 100*p) }
 func (w *reportWriter) thresholdNote(names []string) string {
 	const col = "shard/p0.15"
 	txt := "QuickTest's threshold is in the score's units."
-	thr, ok1 := w.nums.Value("quicktest_threshold")
+	thr, ok1 := w.Nums.Value("quicktest_threshold")
 	var fa paper.Cell
 	ok2 := false
-	if t, ok := w.nums.Table("I"); ok {
+	if t, ok := w.Nums.Table("I"); ok {
 		fa, ok2 = t.Lookup(map[string]string{"method": "fedavg"}, col)
 	}
 	if ok1 && ok2 {
@@ -58,7 +58,7 @@ func (w *reportWriter) thresholdNote(names []string) string {
 	}
 	var ours []string
 	for _, n := range names {
-		st := w.s.Settings[n]
+		st := w.Spec.Settings[n]
 		part := fmt.Sprintf("%s %g", n, st.QuickTest.Threshold)
 		var fd report.Stats
 		for _, e := range w.experiments("tables") {
@@ -91,10 +91,10 @@ func stopReading(fired, near int) string {
 // paperStopNote works out which first QuickTest scores the paper's MNIST
 // stop rounds imply under the same bound (the paper prints no scores).
 func (w *reportWriter) paperStopNote() string {
-	t, ok := w.nums.Table("stop")
-	every, ok1 := w.nums.Value("quicktest_every")
-	gamma, ok2 := w.nums.Value("quicktest_gamma")
-	thr, ok3 := w.nums.Value("quicktest_threshold")
+	t, ok := w.Nums.Table("stop")
+	every, ok1 := w.Nums.Value("quicktest_every")
+	gamma, ok2 := w.Nums.Value("quicktest_gamma")
+	thr, ok3 := w.Nums.Value("quicktest_threshold")
 	if !ok || !ok1 || !ok2 || !ok3 || !(gamma.Value > 0 && gamma.Value < 1) {
 		return ""
 	}

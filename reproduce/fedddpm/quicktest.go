@@ -10,7 +10,7 @@ import (
 )
 
 func (w *reportWriter) stopRounds(doc *report.Doc) {
-	t, ok := w.nums.Table("stop")
+	t, ok := w.Nums.Table("stop")
 	if !ok {
 		return
 	}
@@ -23,7 +23,7 @@ func (w *reportWriter) stopRounds(doc *report.Doc) {
 			continue
 		}
 		for _, ds := range e.Datasets {
-			st := e.apply(w.s.Settings[ds])
+			st := e.apply(w.Spec.Settings[ds])
 			for _, p := range e.Participation {
 				for _, part := range e.Partitions {
 					g := w.get(e.Name, ds, part, p, "fedddpm+")
@@ -70,7 +70,7 @@ func (w *reportWriter) stopRounds(doc *report.Doc) {
 					}
 					tb.Add(ds, colLabel(col), fmt.Sprintf("%s (%.0f/%d)", ours, fired, len(g.Results)), frac, fmt.Sprintf("%.1f", checks.Mean),
 						fmt.Sprintf("%.3g", s0s.Mean), fmt.Sprintf("%.0f", bs.Mean), ptxt, pfrac)
-					w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "stop", "dataset": ds, "source": st.Source, "partition": part, "participation": p,
+					w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": "stop", "dataset": ds, "source": st.Source, "partition": part, "participation": p,
 						"method": "fedddpm+", "metric": "stop_round", "mean": s.Mean, "std": s.Std, "n": s.N, "fired": fired, "seeds": len(g.Results),
 						"first_score": s0s.Mean, "forgetting_bound": bs.Mean, "rounds": st.Rounds})
 				}
@@ -80,7 +80,7 @@ func (w *reportWriter) stopRounds(doc *report.Doc) {
 	doc.Table(tb)
 	w.quick = quickOutcome{runs: plusRuns, fired: firedRuns, nearBound: nearBound}
 	earliest := fmt.Sprintf("Of the %d runs where QuickTest fired, %d fired within two checks of that earliest possible round.", firedRuns, nearBound)
-	w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "stop", "metric": "fired within two checks of the EMA bound", "mean": float64(nearBound), "n": firedRuns})
+	w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": "stop", "metric": "fired within two checks of the EMA bound", "mean": float64(nearBound), "n": firedRuns})
 	doc.P("**Why QuickTest stops when it does.** Its first check, after round 0, scores a barely trained model, and the EMA forgets that score only geometrically: AvgScore still holds (1−γ)ᵏ⁻¹·S₀ of it at check k, so QuickTest cannot fire before (1−γ)ᵏ⁻¹·|S₀ − S| ≤ Threshold, i.e. before check k ≈ 1 + ln(S₀/Threshold)/ln(1/(1−γ)) whatever the model does. The column \"t* bound from S₀\" is the round of the first check at which the EMA allowed a firing, computed from each run's scores (it is small when the first scores happen to be close to each other). %s%s%s", earliest, stopReading(firedRuns, nearBound), w.paperStopNote())
 }
 
@@ -124,14 +124,14 @@ func (w *reportWriter) table4(doc *report.Doc) {
 	if len(cen) == 0 {
 		return
 	}
-	pt, _ := w.nums.Table("IV")
+	pt, _ := w.Nums.Table("IV")
 	doc.H(2, "Table IV analogue — centralized training on synthetic aux data vs FL (15%s participation)", "%")
 	doc.P("\"Training w/ Aux. Data\" trains one model centrally on an aux set of the original size (CentralFraction·m_i samples from each client's warmed-up model) for as many epochs as make its gradient count ≈ FedAvg's at p = 0.15. The aux-set rows give the FD of the synthetic data itself (scored on the same number of samples as the models). FedAvg and FedDDPM come from the Tables I–III runs at 15%%. Paper values are Inception FIDs in the analogous column (MNIST Shard, CIFAR10 Dir 0.1, CIFAR100 Dir 0.3).")
 	tabExp := w.experiments("tables")
 	for _, e := range cen {
 		for _, ds := range e.Datasets {
-			st := e.apply(w.s.Settings[ds])
-			if !w.src.available(st.Source) {
+			st := e.apply(w.Spec.Settings[ds])
+			if !w.src.Available(st.Source) {
 				continue
 			}
 			tb := &report.Table{Header: []string{"row"}, Align: "l"}
@@ -206,7 +206,7 @@ func (w *reportWriter) table4(doc *report.Doc) {
 								cell["paper_value"] = c.Mean
 							}
 						}
-						w.summary.Cells = append(w.summary.Cells, cell)
+						w.Summary.Cells = append(w.Summary.Cells, cell)
 					}
 				}
 				if r.prow != "" {
@@ -253,7 +253,7 @@ func (w *reportWriter) table4(doc *report.Doc) {
 					fmt.Sprintf("FedDDPM beats centralized training on aux data: ours %d/%d (paper %d/%d).", ddpmBeatsCentral, n, pc.fedddpmBeatsCentral, pc.n),
 					fmt.Sprintf("FedAvg beats centralized training on aux data: ours %d/%d (paper %d/%d).", avgBeatsCentral, n, pc.fedavgBeatsCentral, pc.n),
 				)
-				w.summary.Cells = append(w.summary.Cells,
+				w.Summary.Cells = append(w.Summary.Cells,
 					report.Cell{"table": "IV", "dataset": ds, "metric": "aux better than FL models", "mean": float64(auxBest), "n": n, "paper_value": float64(pc.auxBest), "paper_n": pc.n},
 					report.Cell{"table": "IV", "dataset": ds, "metric": "FedDDPM beats centralized", "mean": float64(ddpmBeatsCentral), "n": n, "paper_value": float64(pc.fedddpmBeatsCentral), "paper_n": pc.n},
 					report.Cell{"table": "IV", "dataset": ds, "metric": "FedAvg beats centralized", "mean": float64(avgBeatsCentral), "n": n, "paper_value": float64(pc.fedavgBeatsCentral), "paper_n": pc.n})
@@ -271,15 +271,15 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 		return
 	}
 	doc.H(2, "Sensitivity: variants of the setting")
-	doc.P("Each variant reruns cells of the tables with one change to the setting; everything the change does not reach — data, partition, seed, initial model, client selections and, where the change does not touch them, the warmup and the aux set — is shared. Each cell shows the mean ± std over seeds and, robust to one outlying seed, the median [min–max] over seeds (%s). Below each table: in how many columns each proposed method has a lower FD than FedAvg — by mean, by median, and with the seed ranges apart (every seed of the method below every seed of FedAvg) — in the tables and in the variant.", robustWhy(w.s, exps))
+	doc.P("Each variant reruns cells of the tables with one change to the setting; everything the change does not reach — data, partition, seed, initial model, client selections and, where the change does not touch them, the warmup and the aux set — is shared. Each cell shows the mean ± std over seeds and, robust to one outlying seed, the median [min–max] over seeds (%s). Below each table: in how many columns each proposed method has a lower FD than FedAvg — by mean, by median, and with the seed ranges apart (every seed of the method below every seed of FedAvg) — in the tables and in the variant.", robustWhy(w.Spec, exps))
 	tabs := w.experiments("tables")
 	for _, e := range exps {
 		for _, ds := range e.Datasets {
-			st := e.apply(w.s.Settings[ds])
-			label, why := overrideProse(e.Override, w.s.Settings[ds])
+			st := e.apply(w.Spec.Settings[ds])
+			label, why := overrideProse(e.Override, w.Spec.Settings[ds])
 			doc.H(3, "%s on %s (%s)", e.Name, ds, label)
 			doc.P("%s. %s", e.Description, strings.Join(why, " "))
-			if !w.src.available(st.Source) {
+			if !w.src.Available(st.Source) {
 				continue
 			}
 			tb := &report.Table{Header: []string{"dataset", "column", "method", "tables: mean±std", "tables: median [range]", "variant: mean±std", "variant: median [range]"}, Align: "lllrrrr"}
@@ -305,7 +305,7 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 						vs := summarizeFD(v)
 						base[m], variant[m] = bs, vs
 						tb.Add(ds, colLabel(columnKey(part, p)), methodLabel[m], pm(bs.mean)+firedNote(bg), bs.robust.String(), pm(vs.mean)+firedNote(v), vs.robust.String())
-						w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "sensitivity", "experiment": e.Name, "dataset": ds, "source": st.Source, "partition": part,
+						w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": "sensitivity", "experiment": e.Name, "dataset": ds, "source": st.Source, "partition": part,
 							"participation": p, "method": m, "metric": "fd", "variant": label, "mean": vs.mean.Mean, "std": vs.mean.Std, "n": vs.mean.N,
 							"median": vs.robust.Median, "min": vs.robust.Min, "max": vs.robust.Max,
 							"baseline_mean": bs.mean.Mean, "baseline_median": bs.robust.Median, "baseline_min": bs.robust.Min, "baseline_max": bs.robust.Max})
@@ -337,7 +337,7 @@ func (w *reportWriter) sensitivity(doc *report.Doc) {
 				}
 				items = append(items, fmt.Sprintf("%s beats FedAvg: by mean tables %d/%d columns, variant %d/%d; by median tables %d/%d, variant %d/%d; seed ranges apart tables %d/%d, variant %d/%d",
 					methodLabel[m], c.base.mean, c.cols, c.variant.mean, c.cols, c.base.median, c.cols, c.variant.median, c.cols, c.base.apart, c.cols, c.variant.apart, c.cols))
-				w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "sensitivity", "experiment": e.Name, "dataset": ds, "method": m, "variant": label,
+				w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": "sensitivity", "experiment": e.Name, "dataset": ds, "method": m, "variant": label,
 					"metric": "beats FedAvg (columns)", "tables": c.base.mean, "variant_columns": c.variant.mean,
 					"tables_median": c.base.median, "variant_median": c.variant.median, "tables_apart": c.base.apart, "variant_apart": c.variant.apart, "n": c.cols})
 			}

@@ -25,16 +25,12 @@ func init() {
 		Name:       "fedddpm",
 		Title:      "Federated Learning for Diffusion Models (FedDDPM / FedDDPM+; Peng, Wang, Chen, Rao, Shen)",
 		Specs:      specs,
-		Data:       func(o paper.Options, _ *Spec) *sources { return newSources(o.DataDir) },
-		Expand:     (*Spec).Plan,
-		Present:    (*sources).available,
+		DataAt:     newSources,
 		NotRun:     notRun,
 		Run:        Execute,
 		Report:     writeReport,
 		Gates:      Gates,
 		Components: components,
-		Uses:       uses,
-		Cost:       runCost,
 		CostRate:   costRate,
 		Datasets:   []string{datasets.FashionMNISTName},
 	}))
@@ -85,8 +81,8 @@ func names[T fmt.Stringer](xs []T) []string {
 	return out
 }
 
-// uses names the components a planned run exercises.
-func uses(c RunConfig) []string {
+// Uses names the components a planned run exercises.
+func (c RunConfig) Uses() []string {
 	st := c.Setting
 	v, err := variance(st.Denoiser.Variance)
 	if err != nil {
@@ -131,7 +127,7 @@ func notRun(s *Spec, src *sources) []string {
 	for _, e := range s.Experiments {
 		for _, ds := range e.Datasets {
 			st := s.Settings[ds]
-			if src.available(st.Source) {
+			if src.Available(st.Source) {
 				continue
 			}
 			line := fmt.Sprintf("not run: %s not found at %s", st.Source, src.where(st.Source))

@@ -64,7 +64,7 @@ func TestPaperTable4Counts(t *testing.T) {
 	}
 	// The first scores the paper's MNIST stop rounds imply: checks 12–17 at
 	// γ = 0.4 and threshold 0.2 give 0.2/0.6^11 ≈ 55 and 0.2/0.6^16 ≈ 709.
-	w := &reportWriter{nums: nums}
+	w := &reportWriter{ReportWriter: paper.ReportWriter[Spec, map[gkey]*group]{Nums: nums}}
 	if note := w.paperStopNote(); !strings.Contains(note, "≈ 55 ") || !strings.Contains(note, "≈ 709,") {
 		t.Errorf("paperStopNote = %q", note)
 	}

@@ -167,8 +167,7 @@ type Override struct {
 
 // Experiment is one family of runs.
 type Experiment struct {
-	Name        string `yaml:"name"`
-	Description string `yaml:"description"`
+	paper.ExperimentHeader `yaml:",inline"`
 	// Kind: tables (FL methods × partitions × participation), central
 	// (Table IV's centralized training on aux data), fig8 (loss curves,
 	// LocalAug vs server-side aux), sensitivity (FL runs of a variant
@@ -178,7 +177,6 @@ type Experiment struct {
 	Partitions    []string  `yaml:"partitions"`
 	Participation []float64 `yaml:"participation"`
 	Methods       []string  `yaml:"methods"`
-	Seeds         []uint64  `yaml:"seeds"` // overrides Spec.Seeds
 	Override      Override  `yaml:"override"`
 	// Curves records FD every Eval.CurveEvery rounds (Fig. 7).
 	Curves bool `yaml:"curves"`
@@ -304,9 +302,6 @@ type RunConfig struct {
 // specs loads this paper's specs (embedded, or the user's --spec file).
 var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/fedddpm", Validate: (*Spec).validate}
 
-// LoadSpec reads the embedded spec of a scale.
-func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
-
 // parsePartition reads "shard" or "dir<α>".
 func parsePartition(p string) (shard bool, alpha float64, err error) {
 	if p == partitionKinds[0] {
@@ -330,17 +325,7 @@ func (s *Spec) validate() error {
 			return fmt.Errorf("setting %s: %w", name, err)
 		}
 	}
-	names := map[string]bool{}
-	for _, e := range s.Experiments {
-		if names[e.Name] {
-			return fmt.Errorf("experiment %q defined twice", e.Name)
-		}
-		names[e.Name] = true
-		if err := e.validate(s); err != nil {
-			return fmt.Errorf("experiment %s: %w", e.Name, err)
-		}
-	}
-	return nil
+	return paper.CheckExperiments(s.Experiments, func(e *Experiment) error { return e.validate(s) })
 }
 
 func (st *Setting) validate() error {
@@ -506,10 +491,7 @@ func neverFired(s string) (fa.NeverFired, error) { return named("never_fired", s
 
 // seedsOf returns the experiment's seeds.
 func (s *Spec) seedsOf(e *Experiment) []uint64 {
-	if len(e.Seeds) > 0 {
-		return e.Seeds
-	}
-	return s.Seeds
+	return s.SeedsOf(&e.ExperimentHeader)
 }
 
 // pLabel formats a participation for cells: "p0.15".

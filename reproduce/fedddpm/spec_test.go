@@ -11,27 +11,22 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
-	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 func TestEmbeddedSpecsDecode(t *testing.T) {
-	for _, scale := range paper.DefaultScales {
-		s := papertest.Spec(t, LoadSpec, scale)
-		if s.Scale != scale || len(s.Experiments) == 0 {
-			t.Errorf("%s: scale %q, %d experiments", scale, s.Scale, len(s.Experiments))
+	papertest.EachScale(t, specs.Load, nil, func(t *testing.T, s *Spec, _ []runner.Run) {
+		if len(s.Experiments) == 0 {
+			t.Error("no experiments")
 		}
-		if scale == "smoke" && len(s.Seeds) < 4 {
+		if s.Scale == "smoke" && len(s.Seeds) < 4 {
 			t.Errorf("smoke needs ≥ 4 seeds for the gate's U test, has %d", len(s.Seeds))
 		}
-	}
+	})
 }
 
 func TestSpecErrors(t *testing.T) {
-	good, err := specFS.ReadFile("specs/smoke.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	cases := []struct {
 		name, from, to, want string
 	}{
@@ -49,15 +44,9 @@ func TestSpecErrors(t *testing.T) {
 		{"bad override variance", "{variance: posterior}", "{variance: ddim}", `variance "ddim"`},
 	}
 	for _, c := range cases {
-		if !bytes.Contains(good, []byte(c.from)) {
-			t.Fatalf("%s: pattern %q not in smoke.yaml", c.name, c.from)
-		}
-		b := bytes.Replace(good, []byte(c.from), []byte(c.to), 1)
-		_, err := specs.Decode("x.yaml", b, "smoke")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want it to mention %s", c.name, err, c.want)
-		}
+		papertest.Rejects(t, specs, "smoke", c.from, c.to, c.want)
 	}
+	papertest.RejectsOtherScale(t, specs, "smoke", "default")
 }
 
 func TestParsePartition(t *testing.T) {
@@ -79,7 +68,7 @@ func TestParsePartition(t *testing.T) {
 }
 
 func TestPlan(t *testing.T) {
-	s := papertest.Spec(t, LoadSpec, "default")
+	s := papertest.Spec(t, specs.Load, "default")
 	count := func(avail func(string) bool) map[string]int {
 		runs, err := s.Plan(avail)
 		if err != nil {
@@ -115,7 +104,7 @@ func TestPlan(t *testing.T) {
 }
 
 func TestNotRun(t *testing.T) {
-	s := papertest.Spec(t, LoadSpec, "default")
+	s := papertest.Spec(t, specs.Load, "default")
 	src := newSources(t.TempDir())
 	lines := notRun(s, src)
 	for _, want := range []string{"mnist", "cifar10", "cifar100"} {
@@ -129,7 +118,7 @@ func TestNotRun(t *testing.T) {
 			t.Errorf("no not-run line for %s in %v", want, lines)
 		}
 	}
-	if src.available("mnist") || !src.available("mixture") {
+	if src.Available("mnist") || !src.Available("mixture") {
 		t.Error("availability wrong")
 	}
 }
@@ -227,7 +216,7 @@ func TestStratified(t *testing.T) {
 
 // A tiny run of every kind is reproducible and its compute adds up.
 func TestExecuteDeterministic(t *testing.T) {
-	_, runs := papertest.Plan(t, LoadSpec, "smoke", (*Spec).Plan, func(src string) bool { return src == "mixture" })
+	_, runs := papertest.Plan(t, specs.Load, "smoke", (*Spec).Plan, func(src string) bool { return src == "mixture" })
 	want := map[string]bool{"tables/mixture/shard/p0.3/fedddpm+": true, "table4/mixture/shard/central": true, "fig8/mixture/dir0.1/p0.3/localaug": true}
 	for _, r := range runs {
 		if !want[r.Experiment+"/"+r.Cell] || r.Seed != 1 {

@@ -27,8 +27,8 @@ func clearly(a, b report.Stats) bool {
 }
 
 func (w *reportWriter) fidTable(doc *report.Doc, e *Experiment, ds string) error {
-	st := e.apply(w.s.Settings[ds])
-	if !w.src.available(st.Source) {
+	st := e.apply(w.Spec.Settings[ds])
+	if !w.src.Available(st.Source) {
 		return nil
 	}
 	a := analogue[st.Source]
@@ -197,7 +197,7 @@ func (w *reportWriter) addCells(e *Experiment, ds string, st Setting, part strin
 				c["paper_table"] = analogue[st.Source].table
 			}
 		}
-		w.summary.Cells = append(w.summary.Cells, c)
+		w.Summary.Cells = append(w.Summary.Cells, c)
 	}
 }
 
@@ -326,7 +326,7 @@ func (w *reportWriter) relations(doc *report.Doc, e *Experiment, ds string, st S
 		}
 		v := verdict(r, o, t)
 		tb.Add(r, fmt.Sprintf("%d/%d", o.hold, o.total), fmt.Sprint(o.clear), ratio(t), v)
-		w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "relations", "dataset": ds, "source": st.Source, "metric": r,
+		w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": "relations", "dataset": ds, "source": st.Source, "metric": r,
 			"mean": float64(o.hold), "n": o.total, "clear": o.clear, "paper_value": float64(t.hold), "paper_n": t.total, "verdict": v})
 		tot := w.total(r)
 		tot.hold += o.hold
@@ -385,7 +385,7 @@ func (w *reportWriter) relationsSummary(doc *report.Doc) {
 		theirs[r] = &relCount{}
 	}
 	for _, tid := range []string{"I", "II", "III"} {
-		t, ok := w.nums.Table(tid)
+		t, ok := w.Nums.Table(tid)
 		if !ok {
 			continue
 		}
@@ -428,7 +428,7 @@ func (w *reportWriter) relationsSummary(doc *report.Doc) {
 		}
 		v := verdict(r, o, theirs[r])
 		tb.Add(r, fmt.Sprintf("%d/%d", o.hold, o.total), fmt.Sprint(o.clear), ratio(theirs[r]), v)
-		w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "relations", "dataset": "all", "metric": r,
+		w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": "relations", "dataset": "all", "metric": r,
 			"mean": float64(o.hold), "n": o.total, "clear": o.clear, "paper_value": float64(theirs[r].hold), "paper_n": theirs[r].total, "verdict": v})
 	}
 	doc.Table(tb)

@@ -6,7 +6,7 @@ import (
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
-// runCost estimates a run's work in multiply–adds, for balancing shards.
+// Cost estimates a run's work in multiply–adds, for balancing shards.
 // With P the model's parameters, m = P padded to a power of two:
 //
 //   - training: every participant's examples × epochs per round, 3P per
@@ -17,7 +17,7 @@ import (
 //   - evaluation: P per test example, at round 0 and every eval_every
 //     rounds; the median clip rule's pass over the public set (3P each);
 //   - a fixed 5·10⁶ for building the split and the privacy accounting.
-func runCost(cfg RunConfig) float64 {
+func (cfg RunConfig) Cost() float64 {
 	dims, p, ok := paper.ImageModelSize(cfg.Dataset, cfg.Data.Pool, cfg.Model, cfg.Hidden)
 	if !ok {
 		return 1
@@ -66,7 +66,7 @@ func runCost(cfg RunConfig) float64 {
 	return train + priv + eval + 5e6
 }
 
-// costRate is runCost's units per CPU-second, measured on the 2-core
+// costRate is RunConfig.Cost's units per CPU-second, measured on the 2-core
 // development machine over the default scale (Σ cost / Σ CPU seconds), for
 // the time estimate printed before long runs.
 const costRate = 2.7e9

@@ -32,8 +32,8 @@ func (s *imageSets) locator() datasets.Locator { return datasets.Locator{DataDir
 // dir returns the folder holding the dataset's files.
 func (s *imageSets) dir(ds string) (string, bool) { return s.locator().Find(ds) }
 
-// available reports, without loading, whether a dataset's files exist.
-func (s *imageSets) available(ds string) bool {
+// Available reports, without loading, whether a dataset's files exist.
+func (s *imageSets) Available(ds string) bool {
 	_, ok := s.dir(ds)
 	return ok
 }
@@ -47,38 +47,18 @@ func (s *imageSets) where(ds string) string {
 }
 
 // load returns the dataset's train and test sets after pool 2×2
-// average-pooling passes (cached).
+// average-pooling passes (datasets.LoadPooled; cached).
 func (s *imageSets) load(ds string, pool int) (*imageSet, error) {
 	return s.memo.Get(fmt.Sprintf("%s/%d", ds, pool), func() (*imageSet, error) {
 		l := &imageSet{}
+		dir, ok := s.dir(ds)
+		if !ok {
+			return l, fmt.Errorf("dataset %s not found at %s", ds, s.where(ds))
+		}
 		var err error
-		l.train, l.test, l.shape, err = s.loadUncached(ds, pool)
+		l.train, l.test, l.shape, err = datasets.LoadPooled(ds, dir, pool)
 		return l, err
 	})
-}
-
-func (s *imageSets) loadUncached(ds string, pool int) (train, test *data.Dataset, shape data.ImageShape, err error) {
-	if pool > 0 {
-		// The finer resolution is not cached: only the resolution the
-		// runs use stays in memory (28×28 Fashion-MNIST alone is 376 MB
-		// of float64).
-		btrain, btest, bshape, err := s.loadUncached(ds, pool-1)
-		if err != nil {
-			return nil, nil, shape, err
-		}
-		train, shape, err = data.AvgPool2x2(btrain, bshape)
-		if err != nil {
-			return nil, nil, shape, err
-		}
-		test, _, err = data.AvgPool2x2(btest, bshape)
-		return train, test, shape, err
-	}
-	dir, ok := s.dir(ds)
-	if !ok {
-		return nil, nil, shape, fmt.Errorf("dataset %s not found at %s", ds, s.where(ds))
-	}
-	train, test, shape, err = datasets.LoadImages(ds, dir)
-	return train, test, shape, err
 }
 
 // split is one seed's federated cut of a dataset: the public proxy set of

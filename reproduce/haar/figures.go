@@ -16,7 +16,7 @@ func (w *reportWriter) figureExperiment(doc *report.Doc, e *Experiment) error {
 	var ran, missing []int
 	for _, ds := range e.Datasets {
 		if n, ok := paperFigure(e.Level, ds); ok {
-			if w.sets.available(ds) {
+			if w.sets.Available(ds) {
 				ran = append(ran, n)
 			} else {
 				missing = append(missing, n)
@@ -31,9 +31,9 @@ func (w *reportWriter) figureExperiment(doc *report.Doc, e *Experiment) error {
 		what += fmt.Sprintf("; %s not run (no data)", figList(missing))
 	}
 	doc.H(2, "%s — %s", e.Name, what)
-	doc.P("%s. Final test accuracy (%%) after %d rounds, mean ± std over seeds; ε actual / claimed at δ = %g under each σ column.", e.Description, e.Rounds, w.s.Delta)
+	doc.P("%s. Final test accuracy (%%) after %d rounds, mean ± std over seeds; ε actual / claimed at δ = %g under each σ column.", e.Description, e.Rounds, w.Spec.Delta)
 	for _, ds := range e.Datasets {
-		if !w.sets.available(ds) {
+		if !w.sets.Available(ds) {
 			doc.P("**%s**: not run: %s not found at %s.", datasetLabel[ds], datasetLabel[ds], w.sets.where(ds))
 			continue
 		}
@@ -94,7 +94,7 @@ func (w *reportWriter) accuracyCell(e *Experiment, ds, opt, m string, s float64,
 		cell["noise_multiplier_effective"] = g.final("multiplier")
 		cell["clip"] = g.final("clip")
 	}
-	w.summary.Cells = append(w.summary.Cells, cell)
+	w.Summary.Cells = append(w.Summary.Cells, cell)
 }
 
 // gains compares our gains with the paper's text-reported ones and counts
@@ -124,7 +124,7 @@ func (w *reportWriter) gains(doc *report.Doc, e *Experiment, ds string) {
 		if p, ok := w.paperGain(e.Level, "vanilla", ds, s); ok {
 			cell["paper_value"] = p
 		}
-		w.summary.Cells = append(w.summary.Cells, cell)
+		w.Summary.Cells = append(w.Summary.Cells, cell)
 		gd := "—"
 		t := trip{van: v.acc().Mean, wav: wv.acc().Mean, dyn: math.NaN(), np: math.NaN()}
 		if d := w.get(e.Name, ds, opt, "dyn", s); d != nil {
@@ -137,7 +137,7 @@ func (w *reportWriter) gains(doc *report.Doc, e *Experiment, ds string) {
 				cell["paper_value"] = p
 				dv = fmt.Sprintf("%+.2f", p)
 			}
-			w.summary.Cells = append(w.summary.Cells, cell)
+			w.Summary.Cells = append(w.Summary.Cells, cell)
 		}
 		if np := w.get(e.Name, ds, opt, "nonprivate", s); np != nil {
 			t.np = np.acc().Mean
@@ -147,7 +147,7 @@ func (w *reportWriter) gains(doc *report.Doc, e *Experiment, ds string) {
 		if c := w.get(e.Name, ds, opt, "wav_corrected", s); c != nil {
 			st := paired(c, v)
 			cg = st.PM(2)
-			w.summary.Cells = append(w.summary.Cells, report.Cell{"experiment": e.Name, "figure": e.Figure, "dataset": ds, "level": e.Level, "method": "wav_corrected", "sigma": s, "optimizer": opt, "model": e.Model,
+			w.Summary.Cells = append(w.Summary.Cells, report.Cell{"experiment": e.Name, "figure": e.Figure, "dataset": ds, "level": e.Level, "method": "wav_corrected", "sigma": s, "optimizer": opt, "model": e.Model,
 				"metric": "gain_vs_vanilla_pts", "mean": st.Mean, "std": st.Std, "n": st.N, "epsilon": c.final("eps"), "epsilon_claimed": c.final("eps_claimed")})
 		}
 		if g := w.get(e.Name, ds, opt, "gauss_matched", s); g != nil {
@@ -189,7 +189,7 @@ func (w *reportWriter) gains(doc *report.Doc, e *Experiment, ds string) {
 		claims = append(claims, fmt.Sprintf("(c) non-private ≥ WAV: **%d/%d** σ", above, aboveN))
 	}
 	doc.List(claims...)
-	w.summary.Cells = append(w.summary.Cells, report.Cell{"experiment": e.Name, "figure": e.Figure, "dataset": ds, "level": e.Level, "optimizer": opt, "model": e.Model,
+	w.Summary.Cells = append(w.Summary.Cells, report.Cell{"experiment": e.Name, "figure": e.Figure, "dataset": ds, "level": e.Level, "optimizer": opt, "model": e.Model,
 		"metric": "claim_order_wav_dyn_vanilla", "mean": float64(order), "std": 0.0, "n": orderN},
 		report.Cell{"experiment": e.Name, "figure": e.Figure, "dataset": ds, "level": e.Level, "optimizer": opt, "model": e.Model,
 			"metric": "claim_gain_grows_with_sigma", "mean": b2f(grows), "std": 0.0, "n": 1, "paper_value": 1.0})
@@ -235,7 +235,7 @@ func (w *reportWriter) curves(doc *report.Doc, e *Experiment, ds string) error {
 			continue
 		}
 		base := fmt.Sprintf("%s_%s_sigma%s", e.Name, ds, sigmaLabel(s))
-		if err := fig.Save(filepath.Join(w.dir, "figures", base)); err != nil {
+		if err := fig.Save(filepath.Join(w.Dir, "figures", base)); err != nil {
 			return err
 		}
 		if first == "" || s == e.Sigmas[len(e.Sigmas)-1] {

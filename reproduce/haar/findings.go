@@ -241,7 +241,7 @@ func (w *reportWriter) headline(results []*runner.Result) *report.Headline {
 // primaryFigures names the paper figures of the primary figure runs.
 func (w *reportWriter) primaryFigures() string {
 	var ns []int
-	for k, g := range w.groups {
+	for k, g := range w.Groups {
 		if g.Config.Figure != "" {
 			if n, ok := paperFigure(g.Config.Level, k.ds); ok {
 				ns = append(ns, n)
@@ -258,7 +258,7 @@ func (w *reportWriter) scope() string {
 	var figs []int
 	var tables, data []string
 	seenF, seenT, seenD := map[int]bool{}, map[string]bool{}, map[string]bool{}
-	for k, g := range w.groups {
+	for k, g := range w.Groups {
 		if !seenD[k.ds] {
 			seenD[k.ds] = true
 			data = append(data, datasetLabel[k.ds])

@@ -31,8 +31,8 @@ func synthWriter(t *testing.T, exps []Experiment, runs []synthRun) *reportWriter
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &reportWriter{s: &Spec{Experiments: exps, Delta: 1e-5}, nums: nums, groups: map[gkey]*group{},
-		summary: &report.Summary{}}
+	w := &reportWriter{ReportWriter: paper.ReportWriter[Spec, map[gkey]*group]{Spec: &Spec{Experiments: exps, Delta: 1e-5}, Nums: nums, Groups: map[gkey]*group{},
+		Summary: &report.Summary{}}}
 	for _, r := range runs {
 		k := gkey{r.exp, "fashion_mnist", "sgd", r.method, r.sigma}
 		g := &group{&paper.Group[RunConfig]{Config: RunConfig{Experiment: r.exp, Figure: r.figure, Level: r.level, Dataset: "fashion_mnist", Method: r.method, Sigma: r.sigma,
@@ -45,7 +45,7 @@ func synthWriter(t *testing.T, exps []Experiment, runs []synthRun) *reportWriter
 			}
 			g.Results = append(g.Results, &runner.Result{Run: runner.Run{Seed: seed}, Final: f})
 		}
-		w.groups[k] = g
+		w.Groups[k] = g
 	}
 	return w
 }
@@ -55,9 +55,9 @@ func synthWriter(t *testing.T, exps []Experiment, runs []synthRun) *reportWriter
 func figExperiments() []Experiment {
 	sig := []float64{1, 1.5, 3}
 	return []Experiment{
-		{Name: "sample_level", Figure: "7-9", Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25},
-		{Name: "user_level", Figure: "10-12", Level: "user", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig},
-		{Name: "sample_level_mlp", Figure: "7-9", Level: "sample", Model: "mlp", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25},
+		{ExperimentHeader: paper.ExperimentHeader{Name: "sample_level", Figure: "7-9"}, Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25},
+		{ExperimentHeader: paper.ExperimentHeader{Name: "user_level", Figure: "10-12"}, Level: "user", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig},
+		{ExperimentHeader: paper.ExperimentHeader{Name: "sample_level_mlp", Figure: "7-9"}, Level: "sample", Model: "mlp", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25},
 	}
 }
 
@@ -92,13 +92,13 @@ func ints(s string) []int {
 // vanilla gain; and it checks the sentence's eight counts.
 func checkCalibration(w *reportWriter, sentence string) error {
 	primary := map[string]string{}
-	for _, e := range w.s.Experiments {
+	for _, e := range w.Spec.Experiments {
 		if primary[e.Level] == "" {
 			primary[e.Level] = e.Name
 		}
 	}
 	var cells, wins, pCells, pWins, groups, grows, pGroups, pGrows int
-	for _, e := range w.s.Experiments {
+	for _, e := range w.Spec.Experiments {
 		if primary[e.Level] != e.Name {
 			continue
 		}
@@ -187,7 +187,7 @@ func TestPrivacyFigure(t *testing.T) {
 		runs = append(runs, gainRuns(e, []float64{1, 2, 3})...)
 	}
 	w := synthWriter(t, exps[:2], runs)
-	for _, g := range w.groups {
+	for _, g := range w.Groups {
 		for _, r := range g.Results {
 			r.Final["eps_claimed"] = 1.482
 		}
@@ -222,14 +222,14 @@ func TestPrivacyFigure(t *testing.T) {
 // The scope names the paper's figures of the runs present, not Figs 7–12.
 func TestScopeFigures(t *testing.T) {
 	exps := figExperiments()
-	exps = append(exps, Experiment{Name: "table3", Table: "III", Level: "sample", Model: "logreg"})
+	exps = append(exps, Experiment{ExperimentHeader: paper.ExperimentHeader{Name: "table3", Table: "III"}, Level: "sample", Model: "logreg"})
 	var runs []synthRun
 	for _, e := range exps[:3] {
 		runs = append(runs, gainRuns(e, []float64{1, 2, 3})...)
 	}
 	runs = append(runs, synthRun{exp: "table3", level: "sample", model: "logreg", method: "wav", sigma: 1, acc: []float64{0.5}})
 	w := synthWriter(t, exps, runs)
-	w.groups[gkey{"table3", "fashion_mnist", "sgd", "wav", 1}].Config.Table = "III"
+	w.Groups[gkey{"table3", "fashion_mnist", "sgd", "wav", 1}].Config.Table = "III"
 	if got := w.scope(); !strings.HasPrefix(got, "Figs 8 and 11, Table III on Fashion-MNIST") {
 		t.Errorf("scope = %q", got)
 	}
@@ -255,8 +255,8 @@ func TestScopeFigures(t *testing.T) {
 // sample_level_per_example, with noise std ×√25 = 5.
 func readingRuns(lotGain, exGain []float64) ([]Experiment, []synthRun) {
 	sig := []float64{1, 3}
-	base := Experiment{Name: "sample_level", Figure: "7-9", Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25}
-	ex := Experiment{Name: "sample_level_per_example", Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25, NoisePer: noisePerExample}
+	base := Experiment{ExperimentHeader: paper.ExperimentHeader{Name: "sample_level", Figure: "7-9"}, Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25}
+	ex := Experiment{ExperimentHeader: paper.ExperimentHeader{Name: "sample_level_per_example"}, Level: "sample", Model: "logreg", Datasets: []string{"fashion_mnist"}, Sigmas: sig, Lot: 25, NoisePer: noisePerExample}
 	var runs []synthRun
 	for i, s := range sig {
 		runs = append(runs,

@@ -25,13 +25,13 @@ type readStats struct {
 // (same seeds, split, lots: RunKey leaves the experiment out).
 func (w *reportWriter) readingPairs() [][2]*Experiment {
 	var out [][2]*Experiment
-	for i := range w.s.Experiments {
-		ex := &w.s.Experiments[i]
+	for i := range w.Spec.Experiments {
+		ex := &w.Spec.Experiments[i]
 		if ex.NoisePer != noisePerExample {
 			continue
 		}
-		for j := range w.s.Experiments {
-			b := &w.s.Experiments[j]
+		for j := range w.Spec.Experiments {
+			b := &w.Spec.Experiments[j]
 			if b.Level == "sample" && b.Figure != "" && b.NoisePer != noisePerExample && b.Model == ex.Model && b.Lot == ex.Lot {
 				out = append(out, [2]*Experiment{ex, b})
 				break
@@ -85,7 +85,7 @@ func (w *reportWriter) readings(doc *report.Doc) {
 				}
 				tb.Add(datasetLabel[ds], sigmaLabel(s), gl.PM(2), gx.PM(2), fmt.Sprintf("%.3g", lw.final("noise_std")), fmt.Sprintf("%.3g", xw.final("noise_std")),
 					fmt.Sprintf("%.3g", ratio), fmtEps(xw.final("eps_claimed")), fmtEps(lw.final("eps")), fmtEps(xw.final("eps")), cg, mg)
-				w.summary.Cells = append(w.summary.Cells, report.Cell{"experiment": ex.Name, "dataset": ds, "level": "sample", "method": "wav", "sigma": s, "optimizer": "sgd", "model": ex.Model,
+				w.Summary.Cells = append(w.Summary.Cells, report.Cell{"experiment": ex.Name, "dataset": ds, "level": "sample", "method": "wav", "sigma": s, "optimizer": "sgd", "model": ex.Model,
 					"metric": "gain_vs_vanilla_pts", "noise_per": noisePerExample, "mean": gx.Mean, "std": gx.Std, "n": gx.N,
 					"epsilon": xw.final("eps"), "epsilon_claimed": xw.final("eps_claimed"), "noise_std_ratio_vs_lot": ratio})
 			}

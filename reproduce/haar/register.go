@@ -15,25 +15,27 @@ import (
 
 func init() {
 	paper.Register(paper.Define(paper.Definition[Spec, RunConfig, *imageSets]{
-		Name:    "haar",
-		Title:   "Federated Learning with Differential Privacy: An Utility-Enhanced Approach (Haar-wavelet DP-FL; Ranaweera et al.)",
-		Specs:   specs,
-		Data:    func(o paper.Options, _ *Spec) *imageSets { return newImageSets(o.DataDir) },
-		Expand:  (*Spec).Plan,
-		Present: (*imageSets).available,
-		NotRun:  notRun,
+		Name:   paperID,
+		Title:  "Federated Learning with Differential Privacy: An Utility-Enhanced Approach (Haar-wavelet DP-FL; Ranaweera et al.)",
+		Specs:  specs,
+		DataAt: newImageSets,
+		NotRun: notRun,
 		Run: paper.Loading(func(sets *imageSets, c RunConfig) (*imageSet, error) {
 			return sets.load(c.Dataset, c.Data.Pool)
 		}, Execute),
 		Report:   writeReport,
-		Cost:     runCost,
 		CostRate: costRate,
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.02}, // two accuracy points
 		},
 		Components: components,
-		Uses:       uses,
-		Datasets:   []string{datasets.FashionMNISTName},
+		Audits:     audits,
+		// The paper's audited privacy figures as claim files, audited by the
+		// general claim engine (`fedrepro audit --paper haar` and the report
+		// print them as the "claims" table); claims_test.go checks that the
+		// engine reproduces the numbers of this package's own audits.
+		ClaimsAudit: "Table III's ε through the claim engine (claims/haar-table3.yaml): the configurations the paper's text implies",
+		Datasets:    []string{datasets.FashionMNISTName},
 	}))
 }
 
@@ -67,8 +69,8 @@ func components() []string {
 	return out
 }
 
-// uses names the components a planned run exercises.
-func uses(cfg RunConfig) []string {
+// Uses names the components a planned run exercises.
+func (cfg RunConfig) Uses() []string {
 	out := []string{"level:" + cfg.Level, "method:" + cfg.Level + "/" + cfg.Method, "optimizer:" + cfg.Optimizer, "model:" + cfg.Model}
 	if d := clipDomainOf(cfg); d != "" {
 		out = append(out, "clip_domain:"+d)
@@ -88,7 +90,7 @@ func notRun(s *Spec, sets *imageSets) []string {
 	byDS := map[string][]string{}
 	for _, e := range s.Experiments {
 		for _, ds := range e.Datasets {
-			if !sets.available(ds) {
+			if !sets.Available(ds) {
 				byDS[ds] = append(byDS[ds], e.Name)
 			}
 		}

@@ -57,18 +57,15 @@ type DynSpec struct {
 
 // Experiment is one family of runs.
 type Experiment struct {
-	Name        string `yaml:"name"`
-	Description string `yaml:"description"`
-	// Figure and Table name what it reproduces ("7-9", "10-12"; "III").
-	Figure string `yaml:"figure"`
-	Table  string `yaml:"table"`
+	// Figure and Table (in the header) name what it reproduces ("7-9",
+	// "10-12"; "III").
+	paper.ExperimentHeader `yaml:",inline"`
 	// Level is sample (DP-SGD on each client) or user (DP-FedAvg).
 	Level      string    `yaml:"level"`
 	Datasets   []string  `yaml:"datasets"`
 	Methods    []string  `yaml:"methods"`
 	Sigmas     []float64 `yaml:"sigmas"`
 	Optimizers []string  `yaml:"optimizers"`
-	Seeds      []uint64  `yaml:"seeds"` // overrides Spec.Seeds
 
 	Data   DataSpec `yaml:"data"`
 	Model  string   `yaml:"model"`  // logreg | mlp
@@ -139,9 +136,6 @@ type RunConfig struct {
 // specs loads this paper's specs (embedded, or the user's --spec file).
 var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/haar", Validate: (*Spec).validate}
 
-// LoadSpec reads the embedded spec of a scale.
-func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
-
 // The names a spec may use. They are the registry of the reproduction's
 // code paths: validation, execution and the coverage list (components)
 // all read them, so a name is never typed twice.
@@ -194,18 +188,7 @@ func (s *Spec) validate() error {
 	if s.AuditSize != "" && s.AuditSize != "full" && s.AuditSize != "quick" {
 		return fmt.Errorf("audit_size %q (want full or quick)", s.AuditSize)
 	}
-	names := map[string]bool{}
-	for i := range s.Experiments {
-		e := &s.Experiments[i]
-		if names[e.Name] {
-			return fmt.Errorf("experiment %q defined twice", e.Name)
-		}
-		names[e.Name] = true
-		if err := e.validate(); err != nil {
-			return fmt.Errorf("experiment %s: %w", e.Name, err)
-		}
-	}
-	return nil
+	return paper.CheckExperiments(s.Experiments, (*Experiment).validate)
 }
 
 func (e *Experiment) validate() error {
@@ -320,10 +303,7 @@ func sigmaLabel(s float64) string { return strconv.FormatFloat(s, 'g', -1, 64) }
 func (s *Spec) Plan(available func(dataset string) bool) ([]runner.Run, error) {
 	var runs []runner.Run
 	for _, e := range s.Experiments {
-		seeds := e.Seeds
-		if len(seeds) == 0 {
-			seeds = s.Seeds
-		}
+		seeds := s.SeedsOf(&e.ExperimentHeader)
 		for _, ds := range e.Datasets {
 			if !available(ds) {
 				continue

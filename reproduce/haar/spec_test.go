@@ -6,68 +6,56 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"github.com/fedrepro/fedrepro/algorithms/dpfl"
-	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 func TestSpecsPlan(t *testing.T) {
-	for _, scale := range paper.DefaultScales {
-		t.Run(scale, func(t *testing.T) {
-			s, runs := papertest.Plan(t, LoadSpec, scale, (*Spec).Plan, papertest.Everything)
-			if len(runs) == 0 {
-				t.Fatal("no run planned")
+	papertest.EachScale(t, specs.Load, (*Spec).Plan, func(t *testing.T, s *Spec, runs []runner.Run) {
+		if len(runs) == 0 {
+			t.Fatal("no run planned")
+		}
+		cells := map[string]int{}
+		for _, r := range runs {
+			if err := r.Validate(); err != nil {
+				t.Error(err)
 			}
-			cells := map[string]int{}
-			for _, r := range runs {
-				if err := r.Validate(); err != nil {
-					t.Error(err)
-				}
-				if _, err := r.ConfigHash(); err != nil {
-					t.Error(err)
-				}
-				cells[r.Experiment+"/"+r.Cell]++
+			if _, err := r.ConfigHash(); err != nil {
+				t.Error(err)
 			}
-			for c, n := range cells {
-				if n < 4 {
-					t.Errorf("cell %s has %d seeds; the gate's U test needs ≥ 4", c, n)
-				}
+			cells[r.Experiment+"/"+r.Cell]++
+		}
+		for c, n := range cells {
+			if n < 4 {
+				t.Errorf("cell %s has %d seeds; the gate's U test needs ≥ 4", c, n)
 			}
-			// Missing datasets drop their runs instead of failing.
-			only, _ := s.Plan(func(ds string) bool { return ds == "fashion_mnist" })
-			for _, r := range only {
-				if !strings.HasPrefix(r.Cell, "fashion_mnist/") {
-					t.Errorf("run %s planned without its data", r.ID())
-				}
+		}
+		// Missing datasets drop their runs instead of failing.
+		only, _ := s.Plan(func(ds string) bool { return ds == "fashion_mnist" })
+		for _, r := range only {
+			if !strings.HasPrefix(r.Cell, "fashion_mnist/") {
+				t.Errorf("run %s planned without its data", r.ID())
 			}
-		})
-	}
+		}
+	})
 }
 
 func TestSpecStrict(t *testing.T) {
 	b, _ := specFS.ReadFile("specs/smoke.yaml")
-	bad := strings.Replace(string(b), "    rounds: 5\n", "    rounds: 5\n    roundz: 5\n", 1)
-	_, err := specs.Decode("smoke.yaml", []byte(bad), "smoke")
-	if err == nil || !strings.Contains(err.Error(), "smoke.yaml:") || !strings.Contains(err.Error(), "roundz") {
-		t.Errorf("unknown key: %v", err)
-	}
 	for _, c := range []struct{ from, to, want string }{
+		{"    rounds: 5\n", "    rounds: 5\n    roundz: 5\n", "roundz"},
 		{"methods: [nonprivate, vanilla, dyn", "methods: [nonprivate, vanila, dyn", "unknown method"},
 		{"level: user", "level: client", "level"},
 		{"wav_domain: coefficient", "wav_domain: pixel", "clip domain"},
 		{"rho_sigma: 2", "rho_sigma: 0.5", "rho_sigma"},
 		{"delta: 1.0e-5\n", "delta: 1.0e-5\naudit_size: tiny\n", "audit_size"},
 	} {
-		_, err := specs.Decode("smoke.yaml", []byte(strings.Replace(string(b), c.from, c.to, 1)), "smoke")
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q → %q: %v, want an error about %s", c.from, c.to, err, c.want)
-		}
+		papertest.Rejects(t, specs, "smoke", c.from, c.to, c.want)
 	}
 	if s, err := specs.Decode("smoke.yaml", []byte(strings.Replace(string(b), "delta: 1.0e-5\n", "delta: 1.0e-5\naudit_size: quick\n", 1)), "smoke"); err != nil || s.AuditSize != "quick" {
 		t.Errorf("audit_size: quick: %v", err)
 	}
-	if _, err := specs.Decode("smoke.yaml", b, "default"); err == nil {
-		t.Error("scale mismatch accepted")
-	}
+	papertest.RejectsOtherScale(t, specs, "smoke", "default")
 }
 
 // TestSmokeReachesHighRDPOrders keeps a smoke cell whose ε the RDP
@@ -77,7 +65,7 @@ func TestSpecStrict(t *testing.T) {
 // The ledger is rebuilt from the run's configuration as the DP-SGD client
 // fills it: Rounds·Epochs·⌈n/L⌉ releases at q = L/n.
 func TestSmokeReachesHighRDPOrders(t *testing.T) {
-	_, runs := papertest.Plan(t, LoadSpec, "smoke", (*Spec).Plan, papertest.Everything)
+	_, runs := papertest.Plan(t, specs.Load, "smoke", (*Spec).Plan, papertest.Everything)
 	best := 0.0
 	for _, r := range runs {
 		c := r.Config.(RunConfig)

@@ -14,27 +14,27 @@ import (
 // DP-AdaGrad (and DP-SGD from the sample-level experiment).
 func (w *reportWriter) table3(doc *report.Doc) {
 	var exp *Experiment
-	for i := range w.s.Experiments {
-		if w.s.Experiments[i].Table == "III" {
-			exp = &w.s.Experiments[i]
+	for i := range w.Spec.Experiments {
+		if w.Spec.Experiments[i].Table == "III" {
+			exp = &w.Spec.Experiments[i]
 		}
 	}
 	if exp == nil {
 		return
 	}
-	pt, _ := w.nums.Table("III")
+	pt, _ := w.Nums.Table("III")
 	doc.H(2, "Table III — DP-Adam and DP-AdaGrad (sample level)")
 	doc.P("Gain of DP-SGD-WAV's noise (Lemma 2 calibration) over vanilla noise with the same optimizer, in percentage points (mean ± std of per-seed paired differences), beside the paper's Table III entry for the same dataset and noise setting. The DP-SGD row comes from the sample-level experiment (same data, model and lots). Absolute accuracies: vanilla → WAV.")
 	var sample *Experiment
-	for i := range w.s.Experiments {
-		e := &w.s.Experiments[i]
+	for i := range w.Spec.Experiments {
+		e := &w.Spec.Experiments[i]
 		if e.Level == "sample" && e.Figure != "" && e.Model == exp.Model {
 			sample = e
 			break
 		}
 	}
 	for _, ds := range exp.Datasets {
-		if !w.sets.available(ds) {
+		if !w.sets.Available(ds) {
 			doc.P("**%s**: not run: %s not found at %s.", datasetLabel[ds], datasetLabel[ds], w.sets.where(ds))
 			continue
 		}
@@ -85,7 +85,7 @@ func (w *reportWriter) table3(doc *report.Doc) {
 					}
 				}
 				row = append(row, txt)
-				w.summary.Cells = append(w.summary.Cells, cell)
+				w.Summary.Cells = append(w.Summary.Cells, cell)
 				if r.exp == exp {
 					for _, m := range []string{"vanilla", "wav"} {
 						g := w.get(r.exp.Name, ds, r.opt, m, s)
@@ -132,10 +132,10 @@ func (w *reportWriter) table3(doc *report.Doc) {
 // privacy writes the ε of every private configuration.
 func (w *reportWriter) privacy(doc *report.Doc) {
 	doc.H(2, "The ε each run really had")
-	doc.P("RDP accountant (`algorithms/dp/accountant`, add/remove, improved conversion, δ = %g) on each run's ledger of releases, with the PLD accountant (`accountant.PLDEpsilon`) as a tighter cross-check of the constant-σ compositions. *Claimed* uses the nominal σ (what Lemma 2 asserts: the vanilla ε); *actual* uses the mechanism's effective noise multiplier (`haar.EffectiveMultiplier`: σ_c/m for coefficient-domain clipping, σ_c/‖diag(W)A‖ ≈ σ_c/√m for gradient-domain clipping and Algorithm 2). Paper's ε: Table III's header for the same σ (sample level, MNIST/Fashion-MNIST). The noise std is the absolute per-coordinate std added to one averaged gradient (sample level) or one global update (user level) in round 0.", w.s.Delta)
+	doc.P("RDP accountant (`algorithms/dp/accountant`, add/remove, improved conversion, δ = %g) on each run's ledger of releases, with the PLD accountant (`accountant.PLDEpsilon`) as a tighter cross-check of the constant-σ compositions. *Claimed* uses the nominal σ (what Lemma 2 asserts: the vanilla ε); *actual* uses the mechanism's effective noise multiplier (`haar.EffectiveMultiplier`: σ_c/m for coefficient-domain clipping, σ_c/‖diag(W)A‖ ≈ σ_c/√m for gradient-domain clipping and Algorithm 2). Paper's ε: Table III's header for the same σ (sample level, MNIST/Fashion-MNIST). The noise std is the absolute per-coordinate std added to one averaged gradient (sample level) or one global update (user level) in round 0.", w.Spec.Delta)
 	tb := &report.Table{Header: []string{"experiment", "dataset", "method", "σ", "releases", "q", "C", "effective multiplier", "noise std / coord", "ε claimed", "ε claimed (PLD)", "ε actual", "paper ε"}, Align: "lllrrrrrrrrrr"}
 	var keys []gkey
-	for k, g := range w.groups {
+	for k, g := range w.Groups {
 		if k.method != "nonprivate" && k.opt == "sgd" && g.Config.Figure != "" {
 			keys = append(keys, k)
 		}
@@ -158,7 +158,7 @@ func (w *reportWriter) privacy(doc *report.Doc) {
 		return a.sigma < b.sigma
 	})
 	for _, k := range keys {
-		g := w.groups[k]
+		g := w.Groups[k]
 		pe := "—"
 		if p, ok := w.paperEps(k.ds, k.sigma); ok && g.Config.Level == "sample" {
 			pe = fmt.Sprintf("%g", p)
@@ -185,7 +185,7 @@ func (w *reportWriter) pldClaimed(method string, g *group) string {
 		return v
 	}
 	txt := "—"
-	if e, err := accountant.PLDEpsilon(ev, w.s.Delta); err == nil {
+	if e, err := accountant.PLDEpsilon(ev, w.Spec.Delta); err == nil {
 		txt = fmtEps(e)
 	}
 	w.pld[key] = txt

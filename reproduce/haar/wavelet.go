@@ -46,13 +46,13 @@ type altStats struct {
 func (w *reportWriter) wavComparison(doc *report.Doc) {
 	st := wavStats{minInflation: math.Inf(1)}
 	primary := map[string]string{} // level → experiment
-	for _, e := range w.s.Experiments {
+	for _, e := range w.Spec.Experiments {
 		if e.Figure != "" && primary[e.Level] == "" {
 			primary[e.Level] = e.Name
 		}
 	}
 	var items []string
-	for _, e := range w.s.Experiments {
+	for _, e := range w.Spec.Experiments {
 		if e.Figure == "" {
 			continue
 		}

@@ -4,7 +4,7 @@ import (
 	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
-// runCost estimates a run's work in multiply–adds, for balancing shards.
+// Cost estimates a run's work in multiply–adds, for balancing shards.
 // With P the model's parameters and M clients, every round:
 //
 //   - the clients that update (all M with memory "all", Algorithm 1; p·M
@@ -19,7 +19,7 @@ import (
 // and every eval_every rounds (and at round 0) the test and training-loss
 // subsets are evaluated (P + 2000 per row); plus a fixed 10⁷ for the split
 // and the privacy accounting of the run.
-func runCost(cfg RunConfig) float64 {
+func (cfg RunConfig) Cost() float64 {
 	dims, p, ok := paper.ImageModelSize(cfg.Dataset, cfg.Data.Pool, cfg.Model, cfg.Hidden)
 	if !ok {
 		return 1
@@ -51,7 +51,7 @@ func runCost(cfg RunConfig) float64 {
 	return float64(t.Rounds)*round + evals*float64(test+trainEval)*(p+2000) + 1e7
 }
 
-// costRate is runCost's units per CPU-second, measured on the 2-core
+// costRate is RunConfig.Cost's units per CPU-second, measured on the 2-core
 // development machine over the default scale (Σ cost / Σ CPU seconds), for
 // the time estimate printed before long runs.
 const costRate = 5.1e9

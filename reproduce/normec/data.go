@@ -44,8 +44,8 @@ func (s *sources) find(ds string) string {
 	return dir
 }
 
-// available reports, without loading, whether ds can be loaded.
-func (s *sources) available(ds string) bool { return s.find(ds) != "" }
+// Available reports, without loading, whether ds can be loaded.
+func (s *sources) Available(ds string) bool { return s.find(ds) != "" }
 
 // where says where ds was looked for (for "not run" notes).
 func (s *sources) where(ds string) string {
@@ -68,21 +68,11 @@ func (s *sources) prepare(p *prepared, ds string, pool int) error {
 	if dir == "" {
 		return &data.NotFoundError{Dataset: ds, Path: s.where(ds)}
 	}
-	train, test, shape0, err := datasets.LoadImages(ds, dir)
-	p.shape = shape0
+	train, test, shape, err := datasets.LoadPooled(ds, dir, pool)
 	if err != nil {
 		return err
 	}
-	shape := p.shape
-	for range pool {
-		if train, shape, err = data.AvgPool2x2(train, p.shape); err != nil {
-			return err
-		}
-		if test, _, err = data.AvgPool2x2(test, p.shape); err != nil {
-			return err
-		}
-		p.shape = shape
-	}
+	p.shape = shape
 	p.mean, p.std = pixelStats(train)
 	standardize(train, p.mean, p.std)
 	standardize(test, p.mean, p.std)

@@ -192,11 +192,11 @@ func TestCIFARFromDataDir(t *testing.T) {
 		write(fmt.Sprintf("data_batch_%d.bin", i), 40)
 	}
 	write("test_batch.bin", 30)
-	if src := newSources(""); src.available("cifar10") {
+	if src := newSources(""); src.Available("cifar10") {
 		t.Fatal("CIFAR-10 available without --data-dir")
 	}
 	src := newSources(dir)
-	if !src.available("cifar10") {
+	if !src.Available("cifar10") {
 		t.Fatalf("CIFAR-10 not found under %s", dir)
 	}
 	p, err := src.load("cifar10", 1)

@@ -39,7 +39,7 @@ func (w *reportWriter) figures(doc *report.Doc) error {
 	doc.P("Mean ± std over seeds; γ tuned per (method, p, β). Fig 1: Fed-α-NormEC per round, p = 1 solid, p = 0.25 dashed, one colour per β. Fig 2: Fed-α-NormEC at β = 0.01 against total client→server transmissions (dotted: the 65/70 target of the Fig 2 reading). Fig 3: Fed-α-NormEC (solid) against FedAvg (dashed) at p = 1, one colour per β. Fig 4: FedAvg's highest test accuracy over β × γ. Training-loss axes are logarithmic when the curves span more than a factor 20.")
 	links := &report.Table{Header: []string{"setting", "Fig 1 accuracy", "Fig 1 training loss", "Fig 2", "Fig 3 accuracy", "Fig 3 training loss", "Fig 4"}, Align: "lcccccc"}
 	for _, c := range w.combos {
-		files, err := w.comboFigures(w.grids[c])
+		files, err := w.comboFigures(w.Groups[c])
 		if err != nil {
 			return err
 		}
@@ -58,7 +58,7 @@ func (w *reportWriter) figures(doc *report.Doc) error {
 					doc.Image(fmt.Sprintf("%s, %s", k, c), "figures/"+f+".png")
 				}
 			}
-			w.fig4Table(doc, w.grids[c])
+			w.fig4Table(doc, w.Groups[c])
 		}
 	}
 	doc.H(3, "All settings")
@@ -120,7 +120,7 @@ func (w *reportWriter) comboFigures(g *Grid) (map[string]string, error) {
 		}
 		name := key + "_" + g.Combo.Slug()
 		files[key] = name
-		return f.Save(filepath.Join(w.dir, "figures", name))
+		return f.Save(filepath.Join(w.Dir, "figures", name))
 	}
 	title := func(fig string) string { return fmt.Sprintf("Fig %s analogue — %s", fig, g.Combo) }
 	pct := func(m []float64) []float64 {
@@ -168,7 +168,7 @@ func (w *reportWriter) comboFigures(g *Grid) (map[string]string, error) {
 			st := report.Stats{Mean: TransmissionsTo(grp, target), N: len(grp.Results)}
 			cell := w.cell("2", grp, "transmissions_to_target", st)
 			cell["target_acc"] = target
-			w.summary.Cells = append(w.summary.Cells, cell)
+			w.Summary.Cells = append(w.Summary.Cells, cell)
 		}
 		x, m, s := meanCurve(grp, "transmissions", "acc")
 		if len(x) > 0 {
@@ -228,7 +228,7 @@ func (w *reportWriter) comboFigures(g *Grid) (map[string]string, error) {
 			hm.Z = append(hm.Z, row)
 		}
 		name := "fig4_" + g.Combo.Slug()
-		if err := hm.Save(filepath.Join(w.dir, "figures", name)); err != nil {
+		if err := hm.Save(filepath.Join(w.Dir, "figures", name)); err != nil {
 			return nil, err
 		}
 		files["fig4"] = name

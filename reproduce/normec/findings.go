@@ -79,7 +79,7 @@ func (w *reportWriter) findings(withChecks bool) []string {
 	}
 	if lo, hi := w.formulaEps[0], w.formulaEps[1]; !math.IsNaN(lo) {
 		out = append(out, fmt.Sprintf("Privacy of the runs: the paper's noise formula buys ε between %s and %s at this scale's %d rounds (the tightest sound bound: amplified RDP with q = p, or the visible-participation exact ε where smaller, δ = %g), not the ε = %g the paper states.",
-			fmtEps(lo), fmtEps(hi), w.s.Training.Rounds, w.s.Privacy.Delta, w.s.Privacy.Epsilon))
+			fmtEps(lo), fmtEps(hi), w.Spec.Training.Rounds, w.Spec.Privacy.Delta, w.Spec.Privacy.Epsilon))
 	}
 	out = paper.AppendNonEmpty(out, w.auditFinding())
 	if withChecks {

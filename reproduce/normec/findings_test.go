@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
@@ -82,7 +83,7 @@ func TestPrivacyStatementsFollowAuditRows(t *testing.T) {
 	if len(tab.Rows) == 0 {
 		t.Fatal("formula-epsilon audit not registered or empty")
 	}
-	s, err := LoadSpec("default")
+	s, err := specs.Load("default")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +108,9 @@ func TestPrivacyStatementsFollowAuditRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &reportWriter{s: s, grids: grids, combos: []Combo{combo}, primary: combo, auditTables: []audit.Table{tab},
-		formulaEps: [2]float64{math.NaN(), math.NaN()}, robust: map[Verdict]int{}, summary: &report.Summary{}}
+	w := &reportWriter{ReportWriter: paper.ReportWriter[Spec, map[Combo]*Grid]{Spec: s, Groups: grids, Summary: &report.Summary{}},
+		combos: []Combo{combo}, primary: combo, auditTables: []audit.Table{tab},
+		formulaEps: [2]float64{math.NaN(), math.NaN()}, robust: map[Verdict]int{}}
 	w.privacy(&report.Doc{})
 
 	// The references, from the audit rows alone.

@@ -169,7 +169,7 @@ func TestRobustnessReading(t *testing.T) {
 // audit, which have their own tests) from a synthetic grid and checks its
 // sections, figures and summary cells.
 func TestReportWrites(t *testing.T) {
-	s, err := LoadSpec("smoke")
+	s, err := specs.Load("smoke")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,14 +24,12 @@ var Gates = []gate.Metric{
 
 func init() {
 	paper.Register(paper.Define(paper.Definition[Spec, RunConfig, *sources]{
-		Name:  paperID,
-		Title: "First Provable Guarantees for Practical Private FL: Beyond Restrictive Assumptions (Fed-α-NormEC; Shulgin, Malinovsky, Khirirat, Richtárik)",
-		Specs: specs,
-		Data:  func(o paper.Options, _ *Spec) *sources { return newSources(o.DataDir) },
+		Name:   paperID,
+		Title:  "First Provable Guarantees for Practical Private FL: Beyond Restrictive Assumptions (Fed-α-NormEC; Shulgin, Malinovsky, Khirirat, Richtárik)",
+		Specs:  specs,
+		DataAt: newSources,
 		// Absent datasets are also listed in the report.
-		Expand:  (*Spec).Plan,
-		Present: (*sources).available,
-		NotRun:  notRun,
+		NotRun: notRun,
 		Run: paper.Loading(func(src *sources, c RunConfig) (*prepared, error) {
 			return src.load(c.Dataset, c.Data.Pool)
 		}, func(ctx context.Context, p *prepared, c RunConfig, seed uint64) (*runner.Outcome, error) {
@@ -40,10 +38,14 @@ func init() {
 		Report:     writeReport,
 		Gates:      Gates,
 		Components: components,
-		Uses:       uses,
-		Cost:       runCost,
-		CostRate:   costRate,
-		Datasets:   []string{datasets.FashionMNISTName},
+		Audits:     audits,
+		// The paper's audited privacy figures as claim files, audited by the
+		// general claim engine (`fedrepro audit --paper normec` and the report
+		// print them as the "claims" table); claims_test.go checks that the
+		// engine reproduces the numbers of this package's own audits.
+		ClaimsAudit: "The experiments' noise formula through the claim engine (claims/normec-noise-formula.yaml): ε = 8 at δ = 1e-5?",
+		CostRate:    costRate,
+		Datasets:    []string{datasets.FashionMNISTName},
 	}))
 }
 
@@ -75,10 +77,10 @@ func components() []string {
 	return out
 }
 
-// uses names the components a planned run exercises. The memory mode
+// Uses names the components a planned run exercises. The memory mode
 // counts only at p < 1: with every client participating both modes
 // update every memory, so a run at p = 1 cannot tell them apart.
-func uses(c RunConfig) []string {
+func (c RunConfig) Uses() []string {
 	_, local := localOperator(c.Training.LocalSteps)
 	out := []string{"method:" + c.Method, "model:" + c.Model, "split:" + c.Split, "noise:" + c.Noise, "local:" + c.Method + "/" + local}
 	if c.Method == "normec" {
@@ -97,7 +99,7 @@ func notRun(s *Spec, src *sources) []string {
 	var order []string
 	for _, e := range s.Experiments {
 		for _, ds := range e.Datasets {
-			if src.available(ds) {
+			if src.Available(ds) {
 				continue
 			}
 			if exps[ds] == nil {

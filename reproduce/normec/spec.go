@@ -91,8 +91,7 @@ type DataConf struct {
 
 // Experiment is one sweep: the cartesian product of its lists.
 type Experiment struct {
-	Name        string `yaml:"name"`
-	Description string `yaml:"description"`
+	paper.ExperimentHeader `yaml:",inline"`
 	// Method is "normec" (Fed-α-NormEC, Algorithm 1 with the plain server
 	// step of Appendix A) or "fedavg" (the Appendix A.1 baseline).
 	Method   string   `yaml:"method"`
@@ -111,8 +110,6 @@ type Experiment struct {
 	Ps     []float64 `yaml:"ps"`
 	Betas  []float64 `yaml:"betas"`
 	Gammas []float64 `yaml:"gammas"`
-	// Seeds overrides Spec.Seeds.
-	Seeds []uint64 `yaml:"seeds"`
 	// Gate marks the experiment's runs as gated: their final accuracy and
 	// training loss are also recorded as gate_acc and gate_train_loss,
 	// the metrics the golden gate compares (use ≥ 4 seeds).
@@ -225,9 +222,6 @@ func Variant(c RunConfig) string {
 // specs loads this paper's specs (embedded, or the user's --spec file).
 var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/normec", Validate: (*Spec).validate}
 
-// LoadSpec reads the embedded spec of a scale.
-func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
-
 func contains[T comparable](xs []T, x T) bool {
 	for _, v := range xs {
 		if v == x {
@@ -275,16 +269,8 @@ func (s *Spec) validate() error {
 			return fmt.Errorf("data.%s: per_client %d is below the batch size %d", name, d.PerClient, t.Batch)
 		}
 	}
-	names := map[string]bool{}
-	for i := range s.Experiments {
-		e := &s.Experiments[i]
-		if names[e.Name] {
-			return fmt.Errorf("experiment %q defined twice", e.Name)
-		}
-		names[e.Name] = true
-		if err := e.validate(s); err != nil {
-			return fmt.Errorf("experiment %s: %w", e.Name, err)
-		}
+	if err := paper.CheckExperiments(s.Experiments, func(e *Experiment) error { return e.validate(s) }); err != nil {
+		return err
 	}
 	// Two experiments planning the same configuration would run it twice
 	// and make the report ambiguous.
@@ -404,10 +390,7 @@ func (e *Experiment) training(t Training) Training {
 func (s *Spec) Plan(available func(dataset string) bool) ([]runner.Run, error) {
 	var runs []runner.Run
 	for _, e := range s.Experiments {
-		seeds := e.Seeds
-		if len(seeds) == 0 {
-			seeds = s.Seeds
-		}
+		seeds := s.SeedsOf(&e.ExperimentHeader)
 		for _, ds := range e.Datasets {
 			if !available(ds) {
 				continue

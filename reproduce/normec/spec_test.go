@@ -5,45 +5,42 @@ import (
 	"testing"
 
 	"github.com/fedrepro/fedrepro/reproduce/gate"
-	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/paper/papertest"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 func TestSpecsDecodeAndPlan(t *testing.T) {
 	fmnist := func(ds string) bool { return ds == "fashion-mnist" }
-	for _, scale := range paper.DefaultScales {
-		t.Run(scale, func(t *testing.T) {
-			s, runs := papertest.Plan(t, LoadSpec, scale, (*Spec).Plan, papertest.Everything)
-			some, _ := s.Plan(fmnist)
-			if len(runs) == 0 || 2*len(some) != len(runs) {
-				t.Errorf("%d runs with every dataset, %d with Fashion-MNIST only (want half)", len(runs), len(some))
+	papertest.EachScale(t, specs.Load, (*Spec).Plan, func(t *testing.T, s *Spec, runs []runner.Run) {
+		some, _ := s.Plan(fmnist)
+		if len(runs) == 0 || 2*len(some) != len(runs) {
+			t.Errorf("%d runs with every dataset, %d with Fashion-MNIST only (want half)", len(runs), len(some))
+		}
+		seeds := map[string]map[uint64]bool{}
+		for _, r := range runs {
+			if err := r.Validate(); err != nil {
+				t.Fatal(err)
 			}
-			seeds := map[string]map[uint64]bool{}
-			for _, r := range runs {
-				if err := r.Validate(); err != nil {
-					t.Fatal(err)
+			c := r.Config.(RunConfig)
+			if c.Gate {
+				if seeds[r.Cell] == nil {
+					seeds[r.Cell] = map[uint64]bool{}
 				}
-				c := r.Config.(RunConfig)
-				if c.Gate {
-					if seeds[r.Cell] == nil {
-						seeds[r.Cell] = map[uint64]bool{}
-					}
-					seeds[r.Cell][r.Seed] = true
-				}
-				if c.Noise == "formula" && !(c.Sigma > 0) || c.Noise == "none" && c.Sigma != 0 {
-					t.Errorf("%s: noise %s with σ = %v", r.ID(), c.Noise, c.Sigma)
-				}
+				seeds[r.Cell][r.Seed] = true
 			}
-			if len(seeds) == 0 {
-				t.Error("no gated cell")
+			if c.Noise == "formula" && !(c.Sigma > 0) || c.Noise == "none" && c.Sigma != 0 {
+				t.Errorf("%s: noise %s with σ = %v", r.ID(), c.Noise, c.Sigma)
 			}
-			for cell, ss := range seeds {
-				if len(ss) < gate.MinSeeds {
-					t.Errorf("gated cell %s has %d seeds, the review tier wants %d", cell, len(ss), gate.MinSeeds)
-				}
+		}
+		if len(seeds) == 0 {
+			t.Error("no gated cell")
+		}
+		for cell, ss := range seeds {
+			if len(ss) < gate.MinSeeds {
+				t.Errorf("gated cell %s has %d seeds, the review tier wants %d", cell, len(ss), gate.MinSeeds)
 			}
-		})
-	}
+		}
+	})
 }
 
 func TestSpecErrors(t *testing.T) {
@@ -67,9 +64,7 @@ func TestSpecErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := specs.Decode("smoke.yaml", base, "default"); err == nil || !strings.Contains(err.Error(), "--scale") {
-		t.Errorf("scale mismatch: %v", err)
-	}
+	papertest.RejectsOtherScale(t, specs, "smoke", "default")
 }
 
 func TestNoiseSigma(t *testing.T) {
@@ -107,7 +102,7 @@ func TestNoiseSigma(t *testing.T) {
 // overrides reach its runs and label their cells, and leave the other
 // experiments' runs on the spec's protocol.
 func TestVariantCells(t *testing.T) {
-	s, runs := papertest.Plan(t, LoadSpec, "smoke", (*Spec).Plan, func(ds string) bool { return ds == "fashion-mnist" })
+	s, runs := papertest.Plan(t, specs.Load, "smoke", (*Spec).Plan, func(ds string) bool { return ds == "fashion-mnist" })
 	seen := map[string]bool{}
 	for _, r := range runs {
 		c := r.Config.(RunConfig)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/claims"
 	"github.com/fedrepro/fedrepro/reproduce/gate"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
@@ -32,8 +34,10 @@ type Definition[S, C, D any] struct {
 	// --spec), decoded once per command.
 	Specs Specs[S]
 	// Data returns the paper's data source for o and the spec; nothing is
-	// loaded until a run asks.
-	Data func(o Options, s *S) D
+	// loaded until a run asks. DataAt stands in for it when the source
+	// depends on --data-dir alone (Data is then DataAt(o.DataDir)).
+	Data   func(o Options, s *S) D
+	DataAt func(dataDir string) D
 	// Plan expands the spec over the data present; NotRun says, one line
 	// each ("not run: …"), what was left out for missing data, and Notes
 	// any other note the plan gives the user for the options asked (either
@@ -52,7 +56,9 @@ type Definition[S, C, D any] struct {
 	// Expand and Present stand in for Plan and All when the spec expands
 	// over a one-name availability test (the dataset or source a run
 	// reads): Plan is Expand over Present(d, name), All is Expand with
-	// every name present. A paper whose test takes more (upcycled's
+	// every name present. Left nil, they are the spec's method Plan and
+	// the data source's method Available when the types have them
+	// (Expander, Available). A paper whose test takes more (upcycled's
 	// source and dataset) sets Plan and All itself.
 	Expand  func(s *S, present func(name string) bool) ([]runner.Run, error)
 	Present func(d D, name string) bool
@@ -63,14 +69,24 @@ type Definition[S, C, D any] struct {
 	// results of every planned run.
 	Report func(o Options, s *S, d D, results []*runner.Result) error
 	// Cost is the work proxy of a configuration (see Paper.Cost) and
-	// CostRate its units per CPU second.
+	// CostRate its units per CPU second. Left nil, Cost is the
+	// configuration's method Cost when C has one (Coster).
 	Cost     func(c C) float64
 	CostRate float64
 	// Components lists every code path a spec can select; Uses those a
-	// configuration takes (see Paper.Components).
+	// configuration takes (see Paper.Components). Left nil, Uses is the
+	// configuration's method Uses when C has one (User).
 	Components func() []string
 	Uses       func(c C) []string
 	Gates      []gate.Metric
+	// Audits are the paper's privacy audits, and ClaimsAudit the title of
+	// the "claims" audit of its claim files (claims/<paper>-….yaml through
+	// the claim engine, claims.AuditEntry; empty: none). Define registers
+	// them under the paper's name, the claims audit last: the order
+	// `fedrepro audit`, the report and golden/<paper>/audits.json list
+	// them in.
+	Audits      []audit.Entry
+	ClaimsAudit string
 	// AuditData is the data folder of the paper's audits (nil: --data-dir).
 	AuditData func(o Options) string
 	// Datasets names the pinned datasets the paper reads
@@ -83,6 +99,11 @@ type Definition[S, C, D any] struct {
 // or report: one with neither Plan and All nor Expand and Present, or
 // without Data, Info, Run or Report.
 func Define[S, C, D any](d Definition[S, C, D]) *Paper {
+	d.methodDefaults()
+	RegisterAudits(d.Name, d.Audits)
+	if d.ClaimsAudit != "" {
+		audit.Register(claims.AuditEntry(d.Name, d.ClaimsAudit))
+	}
 	if d.Expand != nil && d.Present != nil {
 		if d.Plan == nil {
 			d.Plan = func(s *S, src D) ([]runner.Run, error) {
@@ -182,6 +203,51 @@ func Define[S, C, D any](d Definition[S, C, D]) *Paper {
 		return CountRuns(d.Info(s), runs), nil
 	}
 	return p
+}
+
+// Expander is a spec that expands into runs over a one-name availability
+// test (Definition.Expand's default).
+type Expander interface {
+	Plan(present func(name string) bool) ([]runner.Run, error)
+}
+
+// Available is a data source that says whether the dataset (or source) a
+// run reads is present (Definition.Present's default).
+type Available interface{ Available(name string) bool }
+
+// Coster is a configuration that states its work proxy
+// (Definition.Cost's default).
+type Coster interface{ Cost() float64 }
+
+// User is a configuration that names the components it exercises
+// (Definition.Uses's default).
+type User interface{ Uses() []string }
+
+// methodDefaults fills the fields a paper leaves nil from DataAt and from
+// the methods its types have (Expander, Available, Coster, User), so that
+// a paper states each of these once, on its own type, rather than wiring
+// it again in its definition.
+func (d *Definition[S, C, D]) methodDefaults() {
+	if d.Data == nil && d.DataAt != nil {
+		at := d.DataAt
+		d.Data = func(o Options, _ *S) D { return at(o.DataDir) }
+	}
+	if _, ok := any(new(S)).(Expander); ok && d.Expand == nil {
+		d.Expand = func(s *S, present func(string) bool) ([]runner.Run, error) {
+			return any(s).(Expander).Plan(present)
+		}
+	}
+	var src D
+	if _, ok := any(src).(Available); ok && d.Present == nil {
+		d.Present = func(src D, name string) bool { return any(src).(Available).Available(name) }
+	}
+	var c C
+	if _, ok := any(c).(Coster); ok && d.Cost == nil {
+		d.Cost = func(c C) float64 { return any(c).(Coster).Cost() }
+	}
+	if _, ok := any(c).(User); ok && d.Uses == nil {
+		d.Uses = func(c C) []string { return any(c).(User).Uses() }
+	}
 }
 
 // planOf returns a plan's spec and data source with their paper's types.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
@@ -124,16 +125,39 @@ func TestDefineOnePlanPerCommand(t *testing.T) {
 	if n := decodes.Load(); n != 1 {
 		t.Errorf("merge decoded the spec %d times, want once", n)
 	}
-	stored := runner.Run{Paper: "def", Config: map[string]any{"steps": 5.0}}
-	if got := p.Cost(stored); got != 5 {
-		t.Errorf("cost of a stored configuration: %g, want 5", got)
-	}
-	if got := p.Uses(stored); len(got) != 1 || got[0] != "steps:5" {
-		t.Errorf("uses of a stored configuration: %v", got)
-	}
+	checkStoredConfig(t, p, 5)
 	if got := p.Uses(runner.Run{Config: "not a config"}); len(got) != 1 || !strings.HasPrefix(got[0], "config:") {
 		t.Errorf("uses of a foreign configuration: %v", got)
 	}
+}
+
+// checkStoredConfig checks the cost and components p derives for a
+// stored configuration (decoded from JSON) of 5 steps: wantCost and
+// "steps:5".
+func checkStoredConfig(t *testing.T, p *Paper, wantCost float64) {
+	t.Helper()
+	stored := runner.Run{Paper: p.Name, Config: map[string]any{"steps": 5.0}}
+	if got := p.Cost(stored); got != wantCost {
+		t.Errorf("cost of a stored configuration: %g, want %g", got, wantCost)
+	}
+	if got := p.Uses(stored); len(got) != 1 || got[0] != "steps:5" {
+		t.Errorf("uses of a stored configuration: %v, want [steps:5]", got)
+	}
+}
+
+// plannedCells plans p with o and returns the planned runs' cells, space
+// separated; a plan error fails the test.
+func plannedCells(t *testing.T, p *Paper, o Options) string {
+	t.Helper()
+	pl, err := p.Plan(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []string
+	for _, r := range pl.Runs {
+		cells = append(cells, r.Cell)
+	}
+	return strings.Join(cells, " ")
 }
 
 // TestDefineExpandPresent checks the Plan and All that Define derives from
@@ -166,15 +190,7 @@ func TestDefineExpandPresent(t *testing.T) {
 		Report: func(Options, *defSpec, *defSource, []*runner.Result) error { return nil },
 	}
 	p := Define(def)
-	pl, err := p.Plan(Options{Scale: "smoke"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cells []string
-	for _, r := range pl.Runs {
-		cells = append(cells, r.Cell)
-	}
-	if got := strings.Join(cells, " "); got != "steps=3 steps=7" {
+	if got := plannedCells(t, p, Options{Scale: "smoke"}); got != "steps=3 steps=7" {
 		t.Errorf("planned %q, want the present steps 3 and 7", got)
 	}
 	exps, err := p.Describe("smoke")
@@ -291,5 +307,88 @@ func TestLoading(t *testing.T) {
 		case !tc.wantErr && (err != nil || out.Final["x"] != tc.wantX || out.Final["seed"] != 9):
 			t.Errorf("steps=%d: %+v, %v; want x=%g with seed 9", tc.steps, out, err, tc.wantX)
 		}
+	}
+}
+
+// methodSpec, methodSource and methodConfig carry the methods Define
+// wires by default (Expander, Available, Coster, User).
+type methodSpec struct {
+	SpecHeader `yaml:",inline"`
+	Steps      []int `yaml:"steps"`
+}
+
+func (s *methodSpec) Plan(present func(string) bool) ([]runner.Run, error) {
+	var runs []runner.Run
+	for _, k := range s.Steps {
+		if present(fmt.Sprint(k)) {
+			runs = append(runs, runner.Run{Paper: "met", Experiment: "walk", Cell: fmt.Sprintf("steps=%d", k), Seed: 1, Config: methodConfig{k}})
+		}
+	}
+	return runs, nil
+}
+
+type methodSource struct{ dir string }
+
+func (d *methodSource) Available(name string) bool { return name != "5" }
+
+type methodConfig struct {
+	Steps int `json:"steps"`
+}
+
+func (c methodConfig) Cost() float64  { return float64(10 * c.Steps) }
+func (c methodConfig) Uses() []string { return []string{fmt.Sprintf("steps:%d", c.Steps)} }
+
+// TestDefineMethodDefaults checks the parts Define takes from the types'
+// methods when a definition leaves them nil: planning is the spec's Plan
+// over the source's Available, the source is DataAt(--data-dir), and a
+// stored configuration's cost and components are its Cost and Uses; a
+// field the definition sets wins over the method.
+func TestDefineMethodDefaults(t *testing.T) {
+	fsys := fstest.MapFS{"specs/smoke.yaml": {Data: []byte("paper: met\nscale: smoke\nseeds: [1]\nsteps: [3, 5, 7]\n")}}
+	var dirs []string
+	def := Definition[methodSpec, methodConfig, *methodSource]{
+		Name:   "met",
+		Specs:  Specs[methodSpec]{FS: fsys, Dir: "reproduce/met", Validate: func(*methodSpec) error { return nil }},
+		DataAt: func(dir string) *methodSource { dirs = append(dirs, dir); return &methodSource{dir} },
+		Info:   func(*methodSpec) []Experiment { return []Experiment{{Name: "walk"}} },
+		Run:    func(context.Context, *methodSource, methodConfig, uint64) (*runner.Outcome, error) { return nil, nil },
+		Report: func(Options, *methodSpec, *methodSource, []*runner.Result) error { return nil },
+	}
+	p := Define(def)
+	if got := plannedCells(t, p, Options{Scale: "smoke", DataDir: "/data"}); got != "steps=3 steps=7" {
+		t.Errorf("planned %q, want the available steps 3 and 7", got)
+	}
+	if len(dirs) != 1 || dirs[0] != "/data" {
+		t.Errorf("DataAt called with %q, want once with --data-dir", dirs)
+	}
+	checkStoredConfig(t, p, 50)
+	def.Cost = func(methodConfig) float64 { return 1 }
+	if got := Define(def).Cost(runner.Run{Config: map[string]any{"steps": 5.0}}); got != 1 {
+		t.Errorf("cost %g with Cost set, want the definition's 1", got)
+	}
+}
+
+// TestDefineRegistersAudits: a definition's audits are registered under
+// its name in the order given, its claim-file audit last (the order
+// `fedrepro audit` and audits.json list them).
+func TestDefineRegistersAudits(t *testing.T) {
+	fsys := fstest.MapFS{"specs/smoke.yaml": {Data: []byte("paper: aud\nscale: smoke\nseeds: [1]\nsteps: [3]\n")}}
+	run := func(audit.Options) (audit.Table, error) { return audit.Table{}, nil }
+	Define(Definition[methodSpec, methodConfig, *methodSource]{
+		Name:        "define-audits-test",
+		Specs:       Specs[methodSpec]{FS: fsys, Dir: "reproduce/aud", Validate: func(*methodSpec) error { return nil }},
+		DataAt:      func(dir string) *methodSource { return &methodSource{dir} },
+		Info:        func(*methodSpec) []Experiment { return []Experiment{{Name: "walk"}} },
+		Run:         func(context.Context, *methodSource, methodConfig, uint64) (*runner.Outcome, error) { return nil, nil },
+		Report:      func(Options, *methodSpec, *methodSource, []*runner.Result) error { return nil },
+		Audits:      []audit.Entry{{ID: "b", Title: "B", Run: run}, {ID: "a", Title: "A", Run: run}},
+		ClaimsAudit: "the claim files",
+	})
+	var got []string
+	for _, e := range audit.Entries("define-audits-test") {
+		got = append(got, e.ID+"="+e.Title)
+	}
+	if want := "b=B a=A claims=the claim files"; strings.Join(got, " ") != want {
+		t.Errorf("registered %q, want %q", strings.Join(got, " "), want)
 	}
 }

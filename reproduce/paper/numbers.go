@@ -4,6 +4,7 @@ import (
 	"io/fs"
 
 	"github.com/fedrepro/fedrepro/golden"
+	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
@@ -34,16 +35,41 @@ func LoadNumbersFS(fsys fs.FS, paper string) (*Numbers, error) {
 	return golden.LoadNumbersFS(fsys, paper)
 }
 
-// OpenReport gathers what a paper's report opens with, in the order every
-// report took it: the paper's printed numbers (golden/<name>/paper.yaml in
-// fsys, LoadNumbersFS), the results grouped over seeds by the paper's
-// group function, and the folder the report is written to (ReportDir).
-func OpenReport[G any](o Options, fsys fs.FS, name string, results []*runner.Result, group func([]*runner.Result) (G, error)) (nums *Numbers, groups G, dir string, err error) {
-	if nums, err = LoadNumbersFS(fsys, name); err != nil {
-		return nil, groups, "", err
+// ReportWriter is the part of a report writer every paper's holds: the
+// command's options, the plan's spec, the paper's printed numbers, the
+// results grouped over seeds (G: the paper's grouping), the folder the
+// report is written to and the summary.json its sections fill. A paper's
+// writer embeds it and adds its data source and what its sections
+// compute for the findings.
+type ReportWriter[S, G any] struct {
+	Opts    Options
+	Spec    *S
+	Nums    *Numbers
+	Groups  G
+	Dir     string
+	Summary *report.Summary
+}
+
+// OpenReport opens a paper's report, in the order every report takes it:
+// the paper's printed numbers (golden/<name>/paper.yaml, embedded in the
+// binary as golden.Papers), the results grouped over seeds by the paper's
+// group function, the folder the report is written to (ReportDir), and a
+// summary of the paper at o's scale opening with notes (what its cells
+// mean).
+func OpenReport[S, G any](o Options, name string, s *S, results []*runner.Result, group func([]*runner.Result) (G, error), notes ...string) (ReportWriter[S, G], error) {
+	w := ReportWriter[S, G]{Opts: o, Spec: s, Dir: ReportDir(o, name), Summary: &report.Summary{Paper: name, Scale: o.Scale, Notes: notes}}
+	var err error
+	if w.Nums, err = golden.Load(name); err != nil {
+		return w, err
 	}
-	if groups, err = group(results); err != nil {
-		return nil, groups, "", err
+	if w.Groups, err = group(results); err != nil {
+		return w, err
 	}
-	return nums, groups, ReportDir(o, name), nil
+	return w, nil
+}
+
+// Finish closes the report: doc written to the report's folder with the
+// summary, the findings at a glance and the headline (report.Doc.Finish).
+func (w *ReportWriter[S, G]) Finish(doc *report.Doc, findings []string, h *report.Headline, cellOrder ...string) error {
+	return doc.Finish(w.Dir, w.Summary, findings, h, cellOrder...)
 }

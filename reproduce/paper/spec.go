@@ -113,6 +113,55 @@ func (h *SpecHeader) Check(paper string) error {
 	return nil
 }
 
+// ExperimentHeader opens every experiment of every paper's spec (embedded
+// inline in its Experiment type): its name (unique in the spec: results are
+// stored and grouped under it), what it is for, the paper's table or figure
+// it reproduces (empty: none), and the seeds that replace the spec's for its
+// runs (empty: the spec's).
+type ExperimentHeader struct {
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description"`
+	Table       string   `yaml:"table"`
+	Figure      string   `yaml:"figure"`
+	Seeds       []uint64 `yaml:"seeds"`
+}
+
+// Header returns the experiment's header (CheckExperiments reads it
+// through the paper's Experiment type, which embeds it).
+func (e *ExperimentHeader) Header() *ExperimentHeader { return e }
+
+// SeedsOf returns the seeds an experiment runs with: its own when it names
+// any, else the spec's.
+func (h *SpecHeader) SeedsOf(e *ExperimentHeader) []uint64 {
+	if len(e.Seeds) > 0 {
+		return e.Seeds
+	}
+	return h.Seeds
+}
+
+// CheckExperiments is the experiment half of every paper's spec
+// validation, in spec order: no two experiments share a name (their
+// results would mix), and each passes the paper's own check, whose error
+// is prefixed with the experiment's name.
+func CheckExperiments[E any, P interface {
+	*E
+	Header() *ExperimentHeader
+}](exps []E, check func(P) error) error {
+	names := map[string]bool{}
+	for i := range exps {
+		e := P(&exps[i])
+		name := e.Header().Name
+		if names[name] {
+			return fmt.Errorf("experiment %q defined twice", name)
+		}
+		names[name] = true
+		if err := check(e); err != nil {
+			return fmt.Errorf("experiment %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // SpecScale returns the spec's scale (Specs uses it when a paper gives no
 // ScaleOf).
 func (h *SpecHeader) SpecScale() string { return h.Scale }

@@ -53,21 +53,20 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
 	_ "github.com/fedrepro/fedrepro/proofs/upcycled" // registers the claims `fedrepro verify` and the report run
-	"github.com/fedrepro/fedrepro/reproduce/paper"
 )
 
-// auditPaper is the paper ID the audits register under.
-const auditPaper = "upcycled"
+// paperID is the paper's registered name.
+const paperID = "upcycled"
 
-func init() {
-	paper.RegisterAudits(auditPaper, []audit.Entry{
-		{ID: "op-recompute", Title: "Output perturbation on Syn(iid): the printed ε̄ recomputed under the paper's assumptions (Thm 6.2, RDP, PLD; τ = 10)", Run: auditRunRecompute},
-		{ID: "op-constants", Title: "Output perturbation: which omitted constants (δ, τ, ε̄, round count) reproduce 1.59/1.40 and 0.773/0.683", Run: auditRunConstants},
-		{ID: "op-ratio", Title: "Output perturbation: the ratio claim ε̄_up/ε̄_base = √(M_up σ_b²/(M_b σ_up²)) = 0.884", Run: auditRunRatio},
-		{ID: "objective", Title: "Objective perturbation (Fig. 4, FedProx μ = 0.5): 7.36/7.25 with Thm 6.3, the constants that reproduce them, and whether the theorem applies", Run: auditRunObjective},
-		{ID: "op-mechanism", Title: "Output perturbation: ε under what the released mechanism satisfies (clipped model → sensitivity 2τ, upstream std σ², no amplification)", Run: auditRunMechanism},
-		{ID: "op-empirical", Title: "Output perturbation: empirical ε lower bound from a distinguishing game on one client with a worst-case neighbouring pair", Run: auditRunEmpirical},
-	})
+// audits are the paper's privacy audits (Definition.Audits), in the order
+// `fedrepro audit`, the report and golden/upcycled/audits.json list them.
+var audits = []audit.Entry{
+	{ID: "op-recompute", Title: "Output perturbation on Syn(iid): the printed ε̄ recomputed under the paper's assumptions (Thm 6.2, RDP, PLD; τ = 10)", Run: auditRunRecompute},
+	{ID: "op-constants", Title: "Output perturbation: which omitted constants (δ, τ, ε̄, round count) reproduce 1.59/1.40 and 0.773/0.683", Run: auditRunConstants},
+	{ID: "op-ratio", Title: "Output perturbation: the ratio claim ε̄_up/ε̄_base = √(M_up σ_b²/(M_b σ_up²)) = 0.884", Run: auditRunRatio},
+	{ID: "objective", Title: "Objective perturbation (Fig. 4, FedProx μ = 0.5): 7.36/7.25 with Thm 6.3, the constants that reproduce them, and whether the theorem applies", Run: auditRunObjective},
+	{ID: "op-mechanism", Title: "Output perturbation: ε under what the released mechanism satisfies (clipped model → sensitivity 2τ, upstream std σ², no amplification)", Run: auditRunMechanism},
+	{ID: "op-empirical", Title: "Output perturbation: empirical ε lower bound from a distinguishing game on one client with a worst-case neighbouring pair", Run: auditRunEmpirical},
 }
 
 // The paper's output-perturbation settings for the synthetic data (Fig. 3,

@@ -6,7 +6,6 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
-	_ "github.com/fedrepro/fedrepro/proofs/upcycled" // registers the claims `fedrepro verify` and the report run
 )
 
 // auditRoundConventions are the two readings of the leaking-round count:

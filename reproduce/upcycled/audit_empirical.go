@@ -9,10 +9,9 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/dp"
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
-	"github.com/fedrepro/fedrepro/algorithms/fl"
 	"github.com/fedrepro/fedrepro/algorithms/model"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
-	_ "github.com/fedrepro/fedrepro/proofs/upcycled" // registers the claims `fedrepro verify` and the report run
+	pu "github.com/fedrepro/fedrepro/proofs/upcycled" // its claims `fedrepro verify` and the report run register on import
 )
 
 func auditRunMechanism(o audit.Options) (audit.Table, error) {
@@ -83,37 +82,6 @@ func auditRunMechanism(o audit.Options) (audit.Table, error) {
 
 // op-empirical -------------------------------------------------------------------------
 
-// auditClipped trains one client's model as the private runs do (FedAvg
-// local update from the zero model: E = 10 epochs of momentum-0.5 SGD,
-// batch 32, lr 0.1 — the tuned output-perturbation lr for Syn(iid)) and
-// clips it to norm τ; key fixes the shuffles.
-func auditClipped(ds *data.Dataset, key rng.Key, tau float64) ([]float64, error) {
-	m := model.NewLogReg(ds.D, 2, model.CrossEntropy)
-	cfg := fl.Config{Sampling: fl.Uniform, Frac: 1, Local: fl.LocalConfig{Epochs: 10, BatchSize: 32, LR: 0.1, Momentum: 0.5}}
-	hooks := fl.Hooks{AfterLocal: func(_ *fl.Client, p []float64) { dp.ClipL2(p, tau) }}
-	e, err := fl.New(m, []*data.Dataset{ds}, &fl.FedAvg{}, cfg, key, make([]float64, m.NumParams()), hooks)
-	if err != nil {
-		return nil, err
-	}
-	e.TrainRound()
-	return append([]float64(nil), e.Server().Global...), nil
-}
-
-// auditWithRow returns a copy of ds with row i replaced by (x, y), or with
-// (x, y) appended when i < 0.
-func auditWithRow(ds *data.Dataset, i int, x []float64, y int) *data.Dataset {
-	out := &data.Dataset{X: append([]float64(nil), ds.X...), Y: append([]int(nil), ds.Y...), N: ds.N, D: ds.D, Classes: max(ds.Classes, 2)}
-	if i < 0 {
-		out.X = append(out.X, x...)
-		out.Y = append(out.Y, y)
-		out.N++
-		return out
-	}
-	copy(out.X[i*ds.D:(i+1)*ds.D], x)
-	out.Y[i] = y
-	return out
-}
-
 func auditDist(a, b []float64) float64 {
 	var s float64
 	for i := range a {
@@ -150,12 +118,12 @@ func auditWorstPairs(ds, other *data.Dataset, key rng.Key, quick bool) ([]auditN
 		rows = min(rows, 12)
 	}
 	for i := 0; i < rows; i++ {
-		a, b := auditWithRow(ds, i, u, 1), auditWithRow(ds, i, u, 0)
-		ma, err := auditClipped(a, key, auditTauREADME)
+		a, b := pu.WithRow(ds, i, u, 1), pu.WithRow(ds, i, u, 0)
+		ma, err := pu.ClippedLocalModel(a, key, auditTauREADME)
 		if err != nil {
 			return nil, err
 		}
-		mb, err := auditClipped(b, key, auditTauREADME)
+		mb, err := pu.ClippedLocalModel(b, key, auditTauREADME)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +132,7 @@ func auditWorstPairs(ds, other *data.Dataset, key rng.Key, quick bool) ([]auditN
 			best.what = fmt.Sprintf("row %d replaced by x* = %.0e·e₁ with label 1 (D) vs label 0 (D′)", i, auditOutlierNorm)
 		}
 	}
-	base, err := auditClipped(ds, key, auditTauREADME)
+	base, err := pu.ClippedLocalModel(ds, key, auditTauREADME)
 	if err != nil {
 		return nil, err
 	}
@@ -178,8 +146,8 @@ func auditWorstPairs(ds, other *data.Dataset, key rng.Key, quick bool) ([]auditN
 			x := make([]float64, ds.D)
 			x[j] = sgn * auditOutlierNorm
 			for y := 0; y < 2; y++ {
-				dp := auditWithRow(ds, -1, x, y)
-				m, err := auditClipped(dp, key, auditTauREADME)
+				dp := pu.WithRow(ds, -1, x, y)
+				m, err := pu.ClippedLocalModel(dp, key, auditTauREADME)
 				if err != nil {
 					return nil, err
 				}
@@ -194,9 +162,9 @@ func auditWorstPairs(ds, other *data.Dataset, key rng.Key, quick bool) ([]auditN
 	// example (same distribution, no outlier).
 	typ := auditNeighbours{relation: "replace_one_typical", d: ds}
 	if other != nil && other.N > 0 {
-		typ.dp = auditWithRow(ds, 0, other.Row(0), other.Y[0])
+		typ.dp = pu.WithRow(ds, 0, other.Row(0), other.Y[0])
 		typ.what = "row 0 replaced by an ordinary example (the first row of the pooled test set)"
-		m, err := auditClipped(typ.dp, key, auditTauREADME)
+		m, err := pu.ClippedLocalModel(typ.dp, key, auditTauREADME)
 		if err != nil {
 			return nil, err
 		}
@@ -247,11 +215,11 @@ func auditRunEmpirical(o audit.Options) (audit.Table, error) {
 		meanD, meanDp := make([]float64, dim), make([]float64, dim)
 		for k := 0; k < calib; k++ {
 			key := rng.New(o.Seed, "upcycled", "audit", "empirical", "calibration", pr.relation, k)
-			a, err := auditClipped(pr.d, key, auditTauREADME)
+			a, err := pu.ClippedLocalModel(pr.d, key, auditTauREADME)
 			if err != nil {
 				return t, err
 			}
-			b, err := auditClipped(pr.dp, key, auditTauREADME)
+			b, err := pu.ClippedLocalModel(pr.dp, key, auditTauREADME)
 			if err != nil {
 				return t, err
 			}
@@ -272,7 +240,7 @@ func auditRunEmpirical(o audit.Options) (audit.Table, error) {
 				if neighbour {
 					in = srcP
 				}
-				m, err := auditClipped(in, rng.New(r.Uint64(), "shuffle"), auditTauREADME)
+				m, err := pu.ClippedLocalModel(in, rng.New(r.Uint64(), "shuffle"), auditTauREADME)
 				if err != nil {
 					panic(err) // the datasets were trained above; cannot fail here
 				}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
 	"github.com/fedrepro/fedrepro/algorithms/dp/accountant"
-	_ "github.com/fedrepro/fedrepro/proofs/upcycled" // registers the claims `fedrepro verify` and the report run
 )
 
 // auditZCDPEps converts k-fold composition of pure ε₀-DP into (ε, δ) via

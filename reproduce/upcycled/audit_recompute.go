@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
-	_ "github.com/fedrepro/fedrepro/proofs/upcycled" // registers the claims `fedrepro verify` and the report run
 )
 
 // AuditDeltas is the δ grid of the recomputation (the paper states no δ).

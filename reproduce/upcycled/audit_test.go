@@ -27,7 +27,7 @@ func auditHaveReleased() bool {
 func auditRunAll(t *testing.T, o audit.Options) map[string]audit.Table {
 	t.Helper()
 	out := map[string]audit.Table{}
-	entries := audit.Entries(auditPaper)
+	entries := audit.Entries(paperID)
 	if len(entries) < 6 {
 		t.Fatalf("%d audits registered, want 6", len(entries))
 	}
@@ -184,7 +184,7 @@ func TestAuditGeneratorFallback(t *testing.T) {
 		t.Fatalf("source %q, notes %q", d.source, d.notes())
 	}
 	for _, id := range []string{"op-recompute", "op-constants", "op-ratio", "objective", "op-mechanism"} {
-		for _, e := range audit.Entries(auditPaper) {
+		for _, e := range audit.Entries(paperID) {
 			if e.ID != id {
 				continue
 			}

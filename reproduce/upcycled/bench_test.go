@@ -99,7 +99,7 @@ func BenchmarkDefaultRun(b *testing.B) {
 // defaultPlan is the default spec and every run it plans (all data present).
 func defaultPlan(tb testing.TB) (*Spec, []runner.Run) {
 	tb.Helper()
-	s, err := LoadSpec("default")
+	s, err := specs.Load("default")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -25,7 +25,7 @@ var releasedDims = map[string]dims{
 	"femnist":     {36000, 4000, 784, 62, 200},
 }
 
-// runCost estimates a run's work in multiply–adds, for balancing shards.
+// Cost estimates a run's work in multiply–adds, for balancing shards.
 // With P the model's parameters:
 //
 //   - training rounds: every iteration of a baseline, the odd iterations
@@ -42,7 +42,7 @@ var releasedDims = map[string]dims{
 //     and at t = 0 (twice for pFedMe, whose personalised models are
 //     evaluated too);
 //   - a fixed 10⁶ for building the federation and the model.
-func runCost(cfg RunConfig) float64 {
+func (cfg RunConfig) Cost() float64 {
 	dd, ok := releasedDims[cfg.Dataset]
 	if cfg.Source == "generated" {
 		dd, ok = generatedDims(cfg.Dataset, cfg.GeneratorSeed)
@@ -113,7 +113,7 @@ func generatedDims(ds string, seed uint64) (dims, bool) {
 	return d, d.train > 0
 }
 
-// costRate is runCost's units per CPU-second, measured on the 2-core
+// costRate is RunConfig.Cost's units per CPU-second, measured on the 2-core
 // development machine over the default scale (Σ cost / Σ CPU seconds), for
 // the time estimate printed before long runs.
 const costRate = 2.1e11

@@ -43,8 +43,8 @@ func components() []string {
 	return out
 }
 
-// uses names the components a run exercises.
-func uses(c RunConfig) []string {
+// Uses names the components a run exercises.
+func (c RunConfig) Uses() []string {
 	out := []string{"method:" + c.Method + "/" + c.Variant, "mode:" + c.Mode, "model:" + c.Model}
 	if c.Privacy == "none" {
 		out = append(out, "privacy:none")

@@ -195,7 +195,7 @@ func (w *reportWriter) dataGap(doc *report.Doc, tableID string, exp *Experiment)
 			fmt.Sprintf("%.1f%% / %.1f%%", 100*r.Released.MajorityClass, 100*r.Gen.MajorityClass),
 			fmt.Sprintf("%.2f / %.2f (%+.2f)", 100*r.Released.Centralised, 100*r.Gen.Centralised, r.RefGap()),
 			fmt.Sprintf("%.2f / %.2f (%+.2f)", r.FLReleased, r.FLGen, r.FLGap()))
-		w.summary.Cells = append(w.summary.Cells, report.Cell{"table": tableID, "experiment": exp.Name, "dataset": r.Dataset, "metric": "generated_minus_released_pct",
+		w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": tableID, "experiment": exp.Name, "dataset": r.Dataset, "metric": "generated_minus_released_pct",
 			"mean": r.FLGap(), "std": 0.0, "n": r.FLCells, "centralised_gap_pct": r.RefGap(),
 			"largest_client_test_share_released": r.Released.LargestClientTest, "largest_client_test_share_generated": r.Gen.LargestClientTest,
 			"majority_class_released": r.Released.MajorityClass, "majority_class_generated": r.Gen.MajorityClass})

@@ -112,17 +112,17 @@ func (o equalEpsOutcome) sentence() string {
 // runs of the same cell.
 func (w *reportWriter) equalEps(doc *report.Doc) error {
 	var exps []*Experiment
-	for i := range w.s.Experiments {
-		if w.s.Experiments[i].TargetEps > 0 {
-			exps = append(exps, &w.s.Experiments[i])
+	for i := range w.Spec.Experiments {
+		if w.Spec.Experiments[i].TargetEps > 0 {
+			exps = append(exps, &w.Spec.Experiments[i])
 		}
 	}
 	if len(exps) == 0 {
 		return nil
 	}
 	var asRun *Experiment
-	for i := range w.s.Experiments {
-		e := &w.s.Experiments[i]
+	for i := range w.Spec.Experiments {
+		e := &w.Spec.Experiments[i]
 		if e.Privacy == "output" && e.TargetEps == 0 && e.Figure == "3" && asRun == nil {
 			asRun = e
 		}
@@ -173,7 +173,7 @@ func (w *reportWriter) equalEps(doc *report.Doc) error {
 								}
 							}
 							tb.Add(fmtEps(e.TargetEps), mode, methodLabel[m]+" "+dsLabel[ds], g.Config.Variant, c.Rounds, fmt.Sprintf("%.3g", c.Std), fmt.Sprintf("%.4g", c.Eps), loss.PM(3), acc.PM(2), rl, ra)
-							w.summary.Cells = append(w.summary.Cells, report.Cell{"table": "equal_eps", "experiment": e.Name, "dataset": ds, "method": m, "variant": g.Config.Variant,
+							w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": "equal_eps", "experiment": e.Name, "dataset": ds, "method": m, "variant": g.Config.Variant,
 								"data_source": so, "mode": mode, "metric": "accuracy_pct", "mean": acc.Mean, "std": acc.Std, "n": acc.N,
 								"target_eps": e.TargetEps, "target_delta": e.TargetDelta, "eps_exact": c.Eps, "noise_std": c.Std, "final_loss": loss.Mean})
 						}

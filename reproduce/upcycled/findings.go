@@ -395,8 +395,8 @@ func (w *reportWriter) headline(results []*runner.Result) *report.Headline {
 // data they ran on.
 func (w *reportWriter) scope() string {
 	tables, figs, srcs := map[string]bool{"2": true}, map[string]bool{}, map[string]bool{}
-	for k, g := range w.groups {
-		for _, e := range w.s.Experiments {
+	for k, g := range w.Groups {
+		for _, e := range w.Spec.Experiments {
 			if e.Name != k.exp {
 				continue
 			}

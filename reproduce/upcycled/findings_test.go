@@ -158,7 +158,7 @@ func TestGeneratedCellsAreNotMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	pt, _ := nums.Table("1")
-	exp := &Experiment{Name: "table1", Table: "1", Privacy: "none", Model: "logreg", Datasets: []string{"syn_0.5_0.5"},
+	exp := &Experiment{ExperimentHeader: paper.ExperimentHeader{Name: "table1", Table: "1"}, Privacy: "none", Model: "logreg", Datasets: []string{"syn_0.5_0.5"},
 		Sources: []string{"released", "generated"}, Methods: []string{"fedavg"}, Modes: []string{"upstream"}}
 	mk := func(acc ...float64) *group {
 		g := &group{&paper.Group[RunConfig]{}}
@@ -168,10 +168,10 @@ func TestGeneratedCellsAreNotMarked(t *testing.T) {
 		return g
 	}
 	for _, so := range []string{"generated", "released"} {
-		w := &reportWriter{groups: map[gkey]*group{
+		w := &reportWriter{ReportWriter: paper.ReportWriter[Spec, map[gkey]*group]{Groups: map[gkey]*group{
 			{"table1", so, "syn_0.5_0.5", "fedavg", "baseline", "upstream"}: mk(0.91, 0.915, 0.912, 0.918),
 			{"table1", so, "syn_0.5_0.5", "fedavg", "upcycled", "upstream"}: mk(0.92, 0.921, 0.919, 0.925),
-		}, summary: &report.Summary{}}
+		}, Summary: &report.Summary{}}}
 		doc := &report.Doc{}
 		line, ok := w.fixedTable(doc, "1", pt, exp, so, "upstream", 1, 1)
 		if !ok {

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	paper.Register(paper.Define(paper.Definition[Spec, RunConfig, *sources]{
-		Name:  "upcycled",
+		Name:  paperID,
 		Title: "Federated Learning with Reduced Information Leakage and Computation (Upcycled-FL; Yin et al., TMLR 2024)",
 		Specs: specs,
 		Data:  func(o paper.Options, s *Spec) *sources { return newSourcesFor(o, s.GeneratorSeed) },
@@ -28,10 +28,14 @@ func init() {
 			return src.load(c.Source, c.Dataset)
 		}, Execute),
 		Report:     writeReport,
-		Cost:       runCost,
 		CostRate:   costRate,
 		Components: components,
-		Uses:       uses,
+		Audits:     audits,
+		// The paper's audited privacy figures as claim files, audited by the
+		// general claim engine (`fedrepro audit --paper upcycled` and the report
+		// print them as the "claims" table); claims_test.go checks that the
+		// engine reproduces the numbers of this package's own audits.
+		ClaimsAudit: "Upcycled-FL's printed ε̄ through the claim engine (claims/upcycled-*.yaml): output perturbation (Fig. 3, App. F.1) and objective perturbation (Fig. 4)",
 		Gates: []gate.Metric{
 			{Name: "acc", Threshold: 0.01},  // one accuracy point
 			{Name: "loss", Threshold: 0.02}, // final test loss

@@ -40,17 +40,13 @@ type Tuned struct {
 
 // Experiment is one family of runs.
 type Experiment struct {
-	Name        string   `yaml:"name"`
-	Description string   `yaml:"description"`
-	Table       string   `yaml:"table"`   // paper table it reproduces ("1", "3"), if any
-	Figure      string   `yaml:"figure"`  // paper figure it reproduces ("2", "3", "4"), if any
-	Privacy     string   `yaml:"privacy"` // none | output | objective
-	Setting     string   `yaml:"setting"` // tuning block: nonprivate | output | objective
-	Datasets    []string `yaml:"datasets"`
-	Sources     []string `yaml:"sources"` // released | generated | leaf
-	Methods     []string `yaml:"methods"`
-	Modes       []string `yaml:"modes"` // paper | upstream
-	Seeds       []uint64 `yaml:"seeds"` // overrides Spec.Seeds
+	paper.ExperimentHeader `yaml:",inline"`
+	Privacy                string   `yaml:"privacy"` // none | output | objective
+	Setting                string   `yaml:"setting"` // tuning block: nonprivate | output | objective
+	Datasets               []string `yaml:"datasets"`
+	Sources                []string `yaml:"sources"` // released | generated | leaf
+	Methods                []string `yaml:"methods"`
+	Modes                  []string `yaml:"modes"` // paper | upstream
 
 	Iterations         int     `yaml:"iterations"`          // baseline iterations T
 	UpcycledIterations int     `yaml:"upcycled_iterations"` // 2T (non-private) or T (private)
@@ -130,26 +126,13 @@ var variants = []string{"baseline", "upcycled"}
 // specs loads this paper's specs (embedded, or the user's --spec file).
 var specs = paper.Specs[Spec]{FS: specFS, Dir: "reproduce/upcycled", Validate: (*Spec).validate}
 
-// LoadSpec reads the embedded spec of a scale.
-func LoadSpec(scale string) (*Spec, error) { return specs.Load(scale) }
-
 var knownDatasets = map[string]bool{"syn_iid": true, "syn_0_0": true, "syn_0.5_0.5": true, "syn_1_1": true, "femnist": true}
 
 func (s *Spec) validate() error {
 	if err := s.Check("upcycled"); err != nil {
 		return err
 	}
-	names := map[string]bool{}
-	for _, e := range s.Experiments {
-		if names[e.Name] {
-			return fmt.Errorf("experiment %q defined twice", e.Name)
-		}
-		names[e.Name] = true
-		if err := e.validate(s); err != nil {
-			return fmt.Errorf("experiment %s: %w", e.Name, err)
-		}
-	}
-	return nil
+	return paper.CheckExperiments(s.Experiments, func(e *Experiment) error { return e.validate(s) })
 }
 
 func (e *Experiment) validate(s *Spec) error {
@@ -293,10 +276,7 @@ func (s *Spec) tuned(setting, method, dataset string) (Tuned, error) {
 func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, error) {
 	var runs []runner.Run
 	for _, e := range s.Experiments {
-		seeds := e.Seeds
-		if len(seeds) == 0 {
-			seeds = s.Seeds
-		}
+		seeds := s.SeedsOf(&e.ExperimentHeader)
 		var exp []runner.Run
 		for si, src := range e.Sources {
 			modes := e.Modes

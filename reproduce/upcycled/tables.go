@@ -12,7 +12,7 @@ import (
 )
 
 func (w *reportWriter) table2(doc *report.Doc) error {
-	t, _ := w.nums.Table("2")
+	t, _ := w.Nums.Table("2")
 	doc.H(2, "Table 2 — dataset statistics")
 	doc.P("Samples = train + test (synthetic convention of Table 2), per-device mean and population std of those totals. Paper values from Table 2.")
 	tb := &report.Table{Header: []string{"dataset", "source", "samples", "test", "devices", "mean", "stdev"}, Align: "llrrrrr"}
@@ -40,7 +40,7 @@ func (w *reportWriter) table2(doc *report.Doc) error {
 				if pc, ok := t.Lookup(map[string]string{"dataset": ds}, name); ok {
 					cell["paper_mean"] = pc.Mean
 				}
-				w.summary.Cells = append(w.summary.Cells, cell)
+				w.Summary.Cells = append(w.Summary.Cells, cell)
 			}
 		}
 	}
@@ -52,8 +52,8 @@ func (w *reportWriter) table2(doc *report.Doc) error {
 // experiments of a table: the fixed-hyper-parameter one and the tuned one
 // (either may be nil).
 func (w *reportWriter) tableExperiments(tableID string) (fixed, tuned *Experiment) {
-	for i := range w.s.Experiments {
-		e := &w.s.Experiments[i]
+	for i := range w.Spec.Experiments {
+		e := &w.Spec.Experiments[i]
 		if e.Table != tableID || e.Privacy != "none" || e.Model != "logreg" {
 			continue
 		}
@@ -135,7 +135,7 @@ func (w *reportWriter) criterion(doc *report.Doc) {
 // every data source and mode that ran, the authors'-code attribution, and
 // the tuned table beside it.
 func (w *reportWriter) accuracyTable(doc *report.Doc, tableID string) error {
-	pt, _ := w.nums.Table(tableID)
+	pt, _ := w.Nums.Table(tableID)
 	exp, tuned := w.tableExperiments(tableID)
 	if exp == nil && tuned == nil {
 		return nil
@@ -230,9 +230,9 @@ func (w *reportWriter) fixedTable(doc *report.Doc, tableID string, pt *paper.Tab
 					cell["comparison"] = "not comparable: different data"
 				}
 				row = append(row, txt)
-				w.summary.Cells = append(w.summary.Cells, cell)
+				w.Summary.Cells = append(w.Summary.Cells, cell)
 				if loss := g.Final("loss"); loss.N > 0 {
-					w.summary.Cells = append(w.summary.Cells, report.Cell{"table": tableID, "dataset": ds, "method": m, "variant": v, "data_source": so, "mode": mode,
+					w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": tableID, "dataset": ds, "method": m, "variant": v, "data_source": so, "mode": mode,
 						"metric": "test_loss", "mean": loss.Mean, "std": loss.Std, "n": loss.N, "experiment": exp.Name})
 				}
 			}
@@ -256,7 +256,7 @@ func (w *reportWriter) fixedTable(doc *report.Doc, tableID string, pt *paper.Tab
 	}
 	line := fmt.Sprintf("fixed hyper-parameters, %s data, %s mode: Upcycled beats its baseline in **%d/%d** cells (paper: %d/%d); %s.", so, mode, wins, cells, pw, pc, marks)
 	doc.P("%s", line)
-	w.summary.Cells = append(w.summary.Cells, report.Cell{"table": tableID, "experiment": exp.Name, "data_source": so, "mode": mode, "metric": "upcycled_wins",
+	w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": tableID, "experiment": exp.Name, "data_source": so, "mode": mode, "metric": "upcycled_wins",
 		"mean": float64(wins), "std": 0.0, "n": cells, "paper_mean": float64(pw), "paper_n": pc})
 	return line, true
 }
@@ -315,7 +315,7 @@ func (w *reportWriter) attribution(doc *report.Doc, tableID string, pt *paper.Ta
 					verdict = "not the paper (code not run)"
 				}
 				counts[verdict]++
-				w.summary.Cells = append(w.summary.Cells, report.Cell{"table": tableID, "experiment": exp.Name, "dataset": ds, "method": m, "variant": v,
+				w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": tableID, "experiment": exp.Name, "dataset": ds, "method": m, "variant": v,
 					"data_source": "released", "mode": "upstream", "metric": "attribution", "agrees_with": verdict, "mean": ours.Mean, "std": ours.Std, "n": ours.N})
 				tb.Add(fmt.Sprintf("%s %s", rowLabel(m, v), dsLabel[ds]), ours.PM(2), fmt.Sprintf("%.2f±%.2f %+.2f %s", p.Mean, p.Std, ap.Delta, ap), codeTxt, verdict)
 			}
@@ -389,7 +389,7 @@ func (w *reportWriter) tunedTable(doc *report.Doc, tableID string, pt *paper.Tab
 					}
 				}
 				row = append(row, txt+" · "+sel)
-				w.summary.Cells = append(w.summary.Cells, cell)
+				w.Summary.Cells = append(w.Summary.Cells, cell)
 			}
 			tb.Rows = append(tb.Rows, row)
 		}
@@ -411,17 +411,14 @@ func (w *reportWriter) tunedTable(doc *report.Doc, tableID string, pt *paper.Tab
 	w.outcomes = append(w.outcomes, tableOutcome{table: tableID, tuned: true, source: so, mode: mode, wins: wins, cells: cells, paperWins: pw, paperCells: pc, marks: c})
 	line := fmt.Sprintf("tuned, %s data, %s mode: Upcycled beats its baseline in **%d/%d** cells (paper: %d/%d); %s.", so, mode, wins, cells, pw, pc, c)
 	doc.P("%s", line)
-	w.summary.Cells = append(w.summary.Cells, report.Cell{"table": tableID, "experiment": exp.Name, "data_source": so, "mode": mode, "metric": "upcycled_wins",
+	w.Summary.Cells = append(w.Summary.Cells, report.Cell{"table": tableID, "experiment": exp.Name, "data_source": so, "mode": mode, "metric": "upcycled_wins",
 		"mean": float64(wins), "std": 0.0, "n": cells, "paper_mean": float64(pw), "paper_n": pc})
 	return line, true
 }
 
 // seedsOf returns an experiment's seeds.
 func (w *reportWriter) seedsOf(e *Experiment) []uint64 {
-	if len(e.Seeds) > 0 {
-		return e.Seeds
-	}
-	return w.s.Seeds
+	return w.Spec.SeedsOf(&e.ExperimentHeader)
 }
 
 // selected returns a tuned group's selected lr and c (the same for every

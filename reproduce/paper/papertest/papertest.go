@@ -6,9 +6,11 @@ package papertest
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/fedrepro/fedrepro/algorithms/audit"
+	"github.com/fedrepro/fedrepro/reproduce/paper"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
@@ -48,8 +50,9 @@ func AuditTableExact(t testing.TB, tab audit.Table) {
 	}
 }
 
-// Spec is the embedded spec of a scale, read with the paper's LoadSpec;
-// an error fails the test (every embedded spec must decode and validate).
+// Spec is the embedded spec of a scale, read with load (the paper's
+// specs.Load); an error fails the test (every embedded spec must decode
+// and validate).
 func Spec[S any](t testing.TB, load func(scale string) (*S, error), scale string) *S {
 	t.Helper()
 	s, err := load(scale)
@@ -75,3 +78,53 @@ func Plan[S any](t testing.TB, load func(scale string) (*S, error), scale string
 // Everything is the availability test under which every dataset is
 // present (what `fedrepro list` counts and the golden scales plan).
 func Everything(string) bool { return true }
+
+// EachScale runs check as a subtest for each scale of paper.DefaultScales
+// with that scale's embedded spec and, when plan is not nil, the runs plan
+// makes of it with every dataset present (Plan with Everything).
+func EachScale[S any](t *testing.T, load func(scale string) (*S, error), plan func(*S, func(name string) bool) ([]runner.Run, error), check func(t *testing.T, s *S, runs []runner.Run)) {
+	for _, scale := range paper.DefaultScales {
+		t.Run(scale, func(t *testing.T) {
+			if plan == nil {
+				check(t, Spec(t, load, scale), nil)
+				return
+			}
+			s, runs := Plan(t, load, scale, plan, Everything)
+			check(t, s, runs)
+		})
+	}
+}
+
+// Rejects checks that a paper's spec refuses one mistake: the embedded
+// specs/<scale>.yaml with its first from replaced by to must fail to
+// decode, with an error that names the file and mentions want. The test
+// fails at once when from is not in the file (an edit that changes
+// nothing would pass vacuously). It returns the error for further checks.
+func Rejects[S any](t testing.TB, specs paper.Specs[S], scale, from, to, want string) error {
+	t.Helper()
+	name, base, err := specs.Source(paper.Options{Scale: scale})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(base), from) {
+		t.Fatalf("%q is not in %s", from, name)
+	}
+	_, err = specs.Decode(name, []byte(strings.Replace(string(base), from, to, 1)), scale)
+	if err == nil || !strings.Contains(err.Error(), name+":") || !strings.Contains(err.Error(), want) {
+		t.Errorf("%s with %q → %q: error %v, want one naming the file and mentioning %s", name, from, to, err, want)
+	}
+	return err
+}
+
+// RejectsOtherScale checks that a paper's embedded spec of one scale is
+// refused as another (results are stored per scale).
+func RejectsOtherScale[S any](t testing.TB, specs paper.Specs[S], scale, other string) {
+	t.Helper()
+	name, base, err := specs.Source(paper.Options{Scale: scale})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := specs.Decode(name, base, other); err == nil || !strings.Contains(err.Error(), "--scale") {
+		t.Errorf("%s decoded as scale %s: error %v, want a scale mismatch", name, other, err)
+	}
+}
