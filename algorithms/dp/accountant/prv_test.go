@@ -218,3 +218,31 @@ func TestPRVDomainAndMesh(t *testing.T) {
 		t.Errorf("domain %v, want %v", r.Domain, L)
 	}
 }
+
+// TestPRVLargeMeanCorrection: with a coarse mesh over many steps, each
+// step's rounding moves its mean by up to h/2, and the sum of the rounded
+// losses sits hundreds of cells from the composed PRV; unrolled around 0
+// the circle folded it onto itself and the "proven" lower bound was 23.2
+// where RDP proves ε ≤ 3 (session-30 sweep: 184 against PLD's 4.3). The
+// bracket must hold the RDP and PLD upper bounds' side: Lower ≤ both,
+// and the estimate within its error of the PLD value.
+func TestPRVLargeMeanCorrection(t *testing.T) {
+	e := SelfComposed{Event: PoissonSampled{Q: 1e-4, Event: Gaussian{Sigma: 0.5}}, Count: 200000}
+	const delta, ee = 1e-5, 0.5
+	r := prvEps(t, AddRemove, e, delta, PRVOptions{EpsError: ee})
+	rdp, _, err := RDPEpsilon(e, delta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pld, _, err := PLDEpsilonAdaptive(e, delta, PLDOptions{MaxPoints: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("PRV [%.4g, %.4g, %.4g], RDP %.4g, PLD %.4g", r.Lower, r.Estimate, r.Upper, rdp, pld)
+	if r.Lower > math.Min(rdp, pld) {
+		t.Errorf("PRV lower bound %.4g above the upper bounds: RDP %.4g, PLD %.4g", r.Lower, rdp, pld)
+	}
+	if math.Abs(r.Estimate-pld) > ee {
+		t.Errorf("PRV estimate %.4g, PLD %.4g: more than ε error %g apart", r.Estimate, pld, ee)
+	}
+}
