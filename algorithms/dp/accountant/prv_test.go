@@ -130,6 +130,49 @@ func TestPRVBracketsPLDAndExact(t *testing.T) {
 	}
 }
 
+// TestPRVBracketsCoarseMesh: the regime of a raised ε error — a coarse
+// mesh over up to millions of steps, where each step's rounding moves
+// its mean by up to h/2 and the mean correction spans many cells (the
+// circle once folded the distribution there). The proven lower bound
+// must stay below the RDP and PLD upper bounds, and the estimate within
+// its ε error of the PLD value (PLD's own pessimism, one interval per
+// step at most, is far below these errors here).
+func TestPRVBracketsCoarseMesh(t *testing.T) {
+	props := gopter.NewProperties(propParams(t, 20261127, 12, 3))
+	props.Property("Lower ≤ RDP, PLD; |Estimate − PLD| ≤ ε error", prop.ForAllNoShrink(
+		func(lq, sigma, lt, ee float64) string {
+			e := poissonSteps(math.Pow(10, lq), sigma, int(math.Pow(10, lt)))
+			const d = 1e-5
+			a := NewPRV(PRVOptions{EpsError: ee, MaxPoints: 1 << 20})
+			if err := a.Compose(e); err != nil {
+				return "compose: " + err.Error()
+			}
+			r, err := a.Epsilon(d)
+			if errors.Is(err, ErrGridCap) || errors.Is(err, ErrPrecision) {
+				return ""
+			}
+			if err != nil {
+				return "PRV: " + err.Error()
+			}
+			rdp, _, err := RDPEpsilon(e, d)
+			if err != nil {
+				return "RDP: " + err.Error()
+			}
+			pld, _, err := PLDEpsilonAdaptive(e, d, PLDOptions{MaxPoints: 1 << 18})
+			if err != nil {
+				return ""
+			}
+			switch {
+			case r.Lower > rdp || r.Lower > pld:
+				return "PRV lower " + ftoa(r.Lower) + " above RDP " + ftoa(rdp) + " or PLD " + ftoa(pld)
+			case math.Abs(r.Estimate-pld) > ee+0.05:
+				return "PRV estimate " + ftoa(r.Estimate) + ", PLD " + ftoa(pld)
+			}
+			return ""
+		}, gen.Float64Range(-4.5, -2), gen.Float64Range(0.4, 2), gen.Float64Range(4, 6.5), gen.Float64Range(0.2, 1)))
+	props.TestingRun(t)
+}
+
 // TestPRVHeterogeneousGaussian: prv_accountant's
 // test_gaussian_mechanism_analytic_heterogeneous — Gaussians σ = 10 and 5,
 // 50 of each: the exact δ(4) of μ = √(50/100 + 50/25) lies between the
