@@ -1,6 +1,9 @@
 package accountant
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // Speed targets (brief H1): ε for 10⁴ Poisson-Gaussian steps (q = 0.01,
 // σ = 1.1, δ = 1e-5): RDP ≤ 0.2 ms, PLD ≤ 50 ms, PRV ≤ 100 ms;
@@ -88,6 +91,43 @@ func BenchmarkCalibratePLD10000Steps(b *testing.B) {
 			if _, err := Calibrate(build, target, 1e-5, Config{Kind: KindPLD}); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+	reportCPU(b, start)
+}
+
+// Session-30 sweep corners (targets: each well under the 2 s per
+// accountant call; measured 0.20 s, 0.07 s, 0.31 s): the exact discrete
+// Gaussian near its σ bound, one Poisson-Laplace RDP ε at a tiny scale,
+// and the PLD at a tiny scale and δ below 8·TailMass.
+func BenchmarkDiscreteGaussianEpsilonLargeSigma(b *testing.B) {
+	start := processCPU()
+	for b.Loop() {
+		if _, err := DiscreteGaussianEpsilon(99999, 3, 1e-5); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start)
+}
+
+func BenchmarkLaplaceRDPTinyScale(b *testing.B) {
+	e := SelfComposed{Event: PoissonSampled{Q: 0.0131, Event: Laplace{Scale: 0.0017286}}, Count: 10669}
+	start := processCPU()
+	for b.Loop() {
+		if _, _, err := RDPEpsilon(e, 4.06e-4); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start)
+}
+
+func BenchmarkPLDLaplaceTinyDelta(b *testing.B) {
+	e := PoissonSampled{Q: 0.18, Event: Laplace{Scale: 1e-6}}
+	start := processCPU()
+	for b.Loop() {
+		pldMemo.reset() // time the computation, not the memo
+		if _, _, err := PLDEpsilonAdaptive(e, 1.65e-15, PLDOptions{MaxPoints: 1 << 20}); !errors.Is(err, ErrGridCap) {
+			b.Fatal(err)
 		}
 	}
 	reportCPU(b, start)
