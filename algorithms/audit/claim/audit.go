@@ -378,6 +378,17 @@ func auditReading(c *Claim, n numerics, o Options, rs []resolved, cr CaseReport,
 		if rr.Needed != nil && rr.Needed.Scale > 0 {
 			rr.Reason += fmt.Sprintf("; %.4g× the noise would meet it (%s)", rr.Needed.Scale, rr.Needed.Method)
 		}
+	case claimed-tol > (1+ConservativeMargin)*loosest.Epsilon:
+		// Above the margin at the printed noise, but not at the end of its
+		// printed precision that disfavours the claim (the case above
+		// needs both).
+		rr.Verdict = Consistent
+		rr.Reason = fmt.Sprintf("claimed %s", cr.Printed)
+		if tol > 0 {
+			rr.Reason += fmt.Sprintf(" (−%g printed precision)", tol)
+		}
+		rr.Reason += fmt.Sprintf(" > %.4g = %g × %.4g by %s, the loosest sound bound at the printed noise, but not above %g × %.4g, its value at the end of the noise's printed precision that disfavours the claim: consistent within that precision (tightest %.4g by %s)",
+			(1+ConservativeMargin)*loosest.Epsilon, 1+ConservativeMargin, loosest.Epsilon, loosest.Method, 1+ConservativeMargin, loosestAt(n, rs, loosest, atUnfav), upper.Epsilon, upper.Method)
 	case claimed-tol > loosest.Epsilon:
 		rr.Verdict = Consistent
 		rr.Reason = fmt.Sprintf("claimed %s is above every sound bound computed (tightest %.4g by %s, loosest %.4g by %s) by %.2f%% of the loosest, within the %g%% margin before conservative",

@@ -260,6 +260,7 @@ func TestVerdictRules(t *testing.T) {
 		{"below the exact value", "2.00", "4", "", Optimistic, "lower-bound"},
 		{"far above every bound", "30", "4", "", Conservative, ""},
 		{"within the conservative margin", fmtF(1.03*loosestFor(t, 4), 3), "4", "", Consistent, ""},
+		{"beyond the margin only at the printed σ", fmtF(1.055*loosestFor(t, 4), 3), "4.0", "", Consistent, ""},
 		{"rounded σ rescues", fmtF(fav, 1), "4.0", "", Consistent, ""},
 		{"integer σ is exact", fmtF(fav, 1), "4", "", Optimistic, "lower-bound"},
 		{"printed: rounding tolerance", below, "4", "", Consistent, ""},
@@ -269,6 +270,14 @@ func TestVerdictRules(t *testing.T) {
 		r := rep.Cases[0].Readings[0]
 		if r.Verdict != c.verdict || r.Proven != c.proven {
 			t.Errorf("%s (claimed %s, σ %s; exact %.6g): %s (proven %q): %s", c.name, c.claimed, c.sigma, exact, r.Verdict, r.Proven, r.Reason)
+		}
+		// The reason says which rule kept the claim from conservative, and
+		// says it truly: "within the 5% margin" only when it is.
+		if within := strings.Contains(r.Reason, "within the 5% margin"); within != (c.name == "within the conservative margin") {
+			t.Errorf("%s: reason %q", c.name, r.Reason)
+		}
+		if disfav := strings.Contains(r.Reason, "disfavours the claim"); disfav != (c.name == "beyond the margin only at the printed σ") {
+			t.Errorf("%s: reason %q", c.name, r.Reason)
 		}
 		if r.Upper.Method != MExact || !(math.Abs(r.Upper.Epsilon-exact) <= 1e-9*exact) {
 			t.Errorf("%s: upper %+v, exact %v", c.name, r.Upper, exact)

@@ -138,6 +138,14 @@ func checkVerdicts(rep *Report) string {
 			if !finite && !math.IsInf(up, 1) {
 				return fmt.Sprintf("%severy accountant says ∞ or n/a, yet upper = %g", id, up)
 			}
+			// A reason that quotes the margin states a percentage within it.
+			var pct, margin float64
+			if i := strings.Index(r.Reason, "% of the loosest, within the "); i >= 0 {
+				j := strings.LastIndex(r.Reason[:i], " by ")
+				if _, err := fmt.Sscanf(r.Reason[j+4:i]+" "+r.Reason[i+len("% of the loosest, within the "):], "%g %g", &pct, &margin); err != nil || pct > margin {
+					return fmt.Sprintf("%sreason %q", id, r.Reason)
+				}
+			}
 			if r.Lower != nil && r.Lower.Epsilon > up*(1+1e-9)+1e-12 {
 				return fmt.Sprintf("%slower %g > upper %g", id, r.Lower.Epsilon, up)
 			}
