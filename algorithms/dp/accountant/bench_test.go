@@ -132,3 +132,15 @@ func BenchmarkPLDLaplaceTinyDelta(b *testing.B) {
 	}
 	reportCPU(b, start)
 }
+
+// BenchmarkTreeSensitivityAtLimit: the tree DP near TreeAggregation's work
+// limit (2 participations ≥ 90 leaves apart in 2^20 − 1 leaves, work
+// 1.7e8 of 2e8); the session-30 sweep met 18 s at a tenth of the limit
+// before the DP's memo became a dense table.
+func BenchmarkTreeSensitivityAtLimit(b *testing.B) {
+	start := processCPU()
+	for b.Loop() {
+		treeSensitivitySqDP(1<<20-1, 2, 90)
+	}
+	reportCPU(b, start)
+}

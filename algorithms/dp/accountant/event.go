@@ -310,10 +310,17 @@ func validate(e Event) error {
 		if e.Participations < 0 || e.Participations > maxTreeParticipations || e.MinSeparation < 0 || e.MinSeparation > maxTreeSeparation {
 			return fmt.Errorf("tree aggregation: participations %d and separation %d: want 0 … %d and 0 … %d", e.Participations, e.MinSeparation, maxTreeParticipations, maxTreeSeparation)
 		}
+		// Each distinct tree size is searched once (treeSensitivitySq
+		// memoises), so the limit is on their sum.
+		work, seen := 0.0, map[int]bool{}
 		for _, t := range e.Trees {
-			if w := treeWork(t, e.Participations, e.MinSeparation); w > maxTreeWork {
-				return fmt.Errorf("tree aggregation: %d participations %d apart in %d leaves is beyond the sensitivity search's limit (work %.2g > %.0g)", e.Participations, e.MinSeparation, t, w, maxTreeWork)
+			if !seen[t] {
+				seen[t] = true
+				work += treeWork(t, e.Participations, e.MinSeparation)
 			}
+		}
+		if work > maxTreeWork {
+			return fmt.Errorf("tree aggregation: %d participations %d apart in trees of %v leaves is beyond the sensitivity search's limit (work %.2g > %.0g)", e.Participations, e.MinSeparation, distinctTrees(e.Trees), work, maxTreeWork)
 		}
 	case DiscreteGaussian:
 		if !(e.Sigma >= 0) || math.IsInf(e.Sigma, 0) {

@@ -107,3 +107,71 @@ func TestTreeRestartTFPrivacy(t *testing.T) {
 		t.Errorf("PLD of the tree %v, exact Gaussian %v", p, exact)
 	}
 }
+
+// treeNodes lists the leaf ranges [lo, hi) of every node of the
+// binary-counter forest over n leaves (a complete tree over the largest
+// power of two, then the same over the rest).
+func treeNodes(lo, n int) [][2]int {
+	if n == 0 {
+		return nil
+	}
+	p := 1
+	for p*2 <= n {
+		p *= 2
+	}
+	var out [][2]int
+	var tree func(a, size int)
+	tree = func(a, size int) {
+		out = append(out, [2]int{a, a + size})
+		if size > 1 {
+			tree(a, size/2)
+			tree(a+size/2, size/2)
+		}
+	}
+	tree(lo, p)
+	return append(out, treeNodes(lo+p, n-p)...)
+}
+
+// TestTreeSensitivityBruteForce: the dynamic program (its dense memo
+// table, session 30) equals the worst case over every placement of at
+// most k contributions with at least sep empty leaves between two, in
+// every forest of up to 13 leaves.
+func TestTreeSensitivityBruteForce(t *testing.T) {
+	for n := 1; n <= 13; n++ {
+		nodes := treeNodes(0, n)
+		for k := 1; k <= 4; k++ {
+			for sep := 0; sep <= 3; sep++ {
+				best := 0
+				var place func(next, left int, at []int)
+				place = func(next, left int, at []int) {
+					if len(at) > 0 {
+						s := 0
+						for _, v := range nodes {
+							c := 0
+							for _, x := range at {
+								if x >= v[0] && x < v[1] {
+									c++
+								}
+							}
+							s += c * c
+						}
+						best = max(best, s)
+					}
+					if left == 0 {
+						return
+					}
+					for x := next; x < n; x++ {
+						place(x+sep+1, left-1, append(at, x))
+					}
+				}
+				place(0, k, nil)
+				if got := treeSensitivitySqDP(n, k, sep); k > 1 && got != float64(best) {
+					t.Errorf("%d leaves, k=%d, sep=%d: DP %v, brute force %d", n, k, sep, got, best)
+				}
+				if got := treeSensitivitySq(n, k, sep); got != float64(best) {
+					t.Errorf("%d leaves, k=%d, sep=%d: %v, brute force %d", n, k, sep, got, best)
+				}
+			}
+		}
+	}
+}
