@@ -320,7 +320,11 @@ func validate(e Event) error {
 			}
 		}
 		if work > maxTreeWork {
-			return fmt.Errorf("tree aggregation: %d participations %d apart in trees of %v leaves is beyond the sensitivity search's limit (work %.2g > %.0g)", e.Participations, e.MinSeparation, distinctTrees(e.Trees), work, maxTreeWork)
+			where := fmt.Sprintf("trees of %v leaves", distinctTrees(e.Trees))
+			if d := distinctTrees(e.Trees); len(d) == 1 {
+				where = fmt.Sprintf("%d leaves", d[0])
+			}
+			return fmt.Errorf("tree aggregation: %d participations %d apart in %s is beyond the sensitivity search's limit (work %.2g > %.0g)", e.Participations, e.MinSeparation, where, work, maxTreeWork)
 		}
 	case DiscreteGaussian:
 		if !(e.Sigma >= 0) || math.IsInf(e.Sigma, 0) {
