@@ -47,10 +47,10 @@ func BenchmarkFedAvgSynIIDVanillaSeed1(b *testing.B) {
 }
 
 // BenchmarkDefaultRun times one default-scale run of each experiment kind
-// the headline is made of (released Syn(iid), FedAvg, seed 1): a Table 1
-// and a Table 3 run of each variant, a figure run under output and under
+// the headline is made of (released Syn(iid), seed 1, FedAvg unless named): a Table 1
+// and a Table 3 run, a figure run of each variant under output and under
 // objective perturbation (which evaluate every iteration for their curves),
-// and a tuned run (its grid search, then the selected run). The reuse memo
+// and a pFedMe run (five personalised steps per batch). The reuse memo
 // of exec.go and the grid-search memo of tune.go are cleared before every
 // op, so that each op trains (a tuned op includes its search). It reports
 // cpu-ns/op, the benchmark thread's CPU time per run (issue 24's record).
@@ -67,13 +67,13 @@ func BenchmarkDefaultRun(b *testing.B) {
 	for _, tc := range []struct{ exp, cell string }{
 		{"table1", "released/syn_iid/fedavg/baseline/paper"},
 		{"table1", "released/syn_iid/fedavg/upcycled/paper"},
-		{"table3", "released/syn_iid/fedavg/upcycled/paper"},
-		{"fig3_output", "released/syn_iid/fedavg/baseline/paper"},
-		{"fig3_output", "released/syn_iid/fedavg/upcycled/paper"},
-		{"fig4_objective", "released/syn_iid/fedavg/baseline/paper"},
-		{"fig4_objective", "released/syn_iid/fedavg/upcycled/paper"},
-		{"table1_tuned", "released/syn_iid/fedavg/upcycled/upstream"},
-		{"table3_tuned", "released/syn_iid/fedavg/upcycled/upstream"},
+		{"table1", "released/syn_iid/fedavg/baseline/upstream"},
+		{"table3", "released/syn_iid/fedavg/upcycled/upstream"},
+		{"fig3_output", "released/syn_iid/fedavg/baseline/upstream"},
+		{"fig3_output", "released/syn_iid/fedavg/upcycled/upstream"},
+		{"fig4_objective", "released/syn_iid/fedavg/baseline/upstream"},
+		{"fig4_objective", "released/syn_iid/fedavg/upcycled/upstream"},
+		{"table1", "released/syn_iid/pfedme/baseline/upstream"},
 	} {
 		c := seedOneConfig(b, runs, tc.exp, tc.cell)
 		cfg := &c
@@ -99,7 +99,14 @@ func BenchmarkDefaultRun(b *testing.B) {
 // defaultPlan is the default spec and every run it plans (all data present).
 func defaultPlan(tb testing.TB) (*Spec, []runner.Run) {
 	tb.Helper()
-	s, err := specs.Load("default")
+	return scalePlan(tb, "default")
+}
+
+// scalePlan is the spec of a scale and every run it plans (all data
+// present).
+func scalePlan(tb testing.TB, scale string) (*Spec, []runner.Run) {
+	tb.Helper()
+	s, err := specs.Load(scale)
 	if err != nil {
 		tb.Fatal(err)
 	}

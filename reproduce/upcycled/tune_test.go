@@ -8,6 +8,7 @@ import (
 	"github.com/fedrepro/fedrepro/algorithms/data"
 	"github.com/fedrepro/fedrepro/algorithms/fl"
 	"github.com/fedrepro/fedrepro/algorithms/rng"
+	"github.com/fedrepro/fedrepro/reproduce/runner"
 )
 
 func smallFed(t *testing.T) *data.Federated {
@@ -127,7 +128,23 @@ func TestTunedRunSelectsAndIsSelfContained(t *testing.T) {
 }
 
 func TestPlanOrdersTunedRunsBySeedAndDefaultsEvaluation(t *testing.T) {
-	_, runs := defaultPlan(t)
+	for _, tc := range []struct {
+		scale string
+		tuned int // tuned experiments the scale plans
+	}{{"default", 0}, {"paper", 2}} {
+		t.Run(tc.scale, func(t *testing.T) {
+			_, runs := scalePlan(t, tc.scale)
+			checkPlanOrder(t, runs, tc.tuned)
+		})
+	}
+}
+
+// checkPlanOrder checks that tuned runs are seed-major within their
+// experiment, that figure runs on the released data evaluate every
+// iteration (others only at the end; FEMNIST sets its own), FedDyn's and
+// pFedMe's modes, and that the scale plans its tuned experiments.
+func checkPlanOrder(t *testing.T, runs []runner.Run, tuned int) {
+	t.Helper()
 	lastSeed := map[string]uint64{}
 	for _, r := range runs {
 		cfg := r.Config.(RunConfig)
@@ -141,7 +158,7 @@ func TestPlanOrdersTunedRunsBySeedAndDefaultsEvaluation(t *testing.T) {
 		if cfg.Figure != "" && cfg.Source == "released" {
 			wantEvery = 1
 		}
-		if cfg.EvalEvery != wantEvery {
+		if cfg.Source != "leaf" && cfg.EvalEvery != wantEvery { // FEMNIST's curves state their own eval_every
 			t.Fatalf("%s: eval_every %d, want %d", r.ID(), cfg.EvalEvery, wantEvery)
 		}
 		switch {
@@ -153,8 +170,8 @@ func TestPlanOrdersTunedRunsBySeedAndDefaultsEvaluation(t *testing.T) {
 			t.Fatalf("%s: pFedMe release %v in %s mode", r.ID(), cfg.Params.PFedMeReleasePersonal, cfg.Mode)
 		}
 	}
-	if len(lastSeed) != 2 {
-		t.Errorf("tuned experiments %v, want table1_tuned and table3_tuned", lastSeed)
+	if len(lastSeed) != tuned {
+		t.Errorf("tuned experiments %v, want %d", lastSeed, tuned)
 	}
 }
 
