@@ -1,0 +1,26 @@
+//go:build amd64 && !purego
+
+package model
+
+import "github.com/fedrepro/fedrepro/algorithms/linalg"
+
+// useFMA selects the AVX2+FMA kernels of the two-class dot products
+// (scores2FMA, accRowsFMA) where the CPU has both; the tests switch it off
+// (setAVX2) to compare with the Go loops of fma2.go, which give the same
+// bits.
+var useFMA = linalg.HasFMA
+
+// scores2FMA is scores2Go for n > 0 rows of X (d features each):
+// sc[i] = dot2(wd, X[rows[i]·d:]) + bd, four rows at a time (see
+// fma2_amd64.s). rows must hold n valid row indices.
+//
+//go:noescape
+func scores2FMA(wd, X *float64, rows *int, n, d int, bd float64, sc *float64)
+
+// accRowsFMA is accRowsGo for the first d4 = d − d mod 4 > 0 columns:
+// g1[j] = fma(c[i], X[rows[i]·d + j], g1[j]) for i in order, with blocks
+// of 32, 16, 8 and 4 columns held in registers across the rows (see
+// fma2_amd64.s). rows must hold n > 0 valid row indices.
+//
+//go:noescape
+func accRowsFMA(c, X *float64, rows *int, n, d, d4 int, g1 *float64)

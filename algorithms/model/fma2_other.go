@@ -1,0 +1,15 @@
+//go:build !amd64 || purego
+
+package model
+
+// useFMA is false: no assembly kernels in this build (the Go loops of
+// fma2.go give the same bits).
+const useFMA = false
+
+func scores2FMA(wd, X *float64, rows *int, n, d int, bd float64, sc *float64) {
+	panic("model: no FMA kernel in this build")
+}
+
+func accRowsFMA(c, X *float64, rows *int, n, d, d4 int, g1 *float64) {
+	panic("model: no FMA kernel in this build")
+}
