@@ -17,10 +17,10 @@ var useFMA = linalg.HasFMA
 //go:noescape
 func scores2FMA(wd, X *float64, rows *int, n, d int, bd float64, sc *float64)
 
-// accRowsFMA is accRowsGo for the first d4 = d − d mod 4 > 0 columns:
-// g1[j] = fma(c[i], X[rows[i]·d + j], g1[j]) for i in order, with blocks
-// of 32, 16, 8 and 4 columns held in registers across the rows (see
+// accBlockFMA is accRowsGo for the 4k columns j0 ≤ j < j0 + 4k
+// (1 ≤ k ≤ 12): g1[j] = fma(c[i], X[rows[i]·d + j], g1[j]) for i in
+// order, the block of g1 held in k YMM registers across the rows (see
 // fma2_amd64.s). rows must hold n > 0 valid row indices.
 //
 //go:noescape
-func accRowsFMA(c, X *float64, rows *int, n, d, d4 int, g1 *float64)
+func accBlockFMA(c, X *float64, rows *int, n, d, j0, k int, g1 *float64)

@@ -10,6 +10,6 @@ func scores2FMA(wd, X *float64, rows *int, n, d int, bd float64, sc *float64) {
 	panic("model: no FMA kernel in this build")
 }
 
-func accRowsFMA(c, X *float64, rows *int, n, d, d4 int, g1 *float64) {
+func accBlockFMA(c, X *float64, rows *int, n, d, j0, k int, g1 *float64) {
 	panic("model: no FMA kernel in this build")
 }

@@ -59,13 +59,14 @@ func fmaValues(r *rand.Rand, k int) []float64 {
 }
 
 // The AVX2+FMA kernels must write the bits of the Go definition (dot2 /
-// accRowsGo) and of the plain frozen definition above: every d mod 4, every
+// accRowsGo) and of the plain frozen definition above: every d mod 4 (and
+// d = 100, 197 for three and five column blocks of accRowsFMA), every
 // n mod 4 from 1 to 70, rows nil and shuffled, inputs with ±0 and
 // extreme magnitudes. Without the kernels (purego, no FMA) the Go loops are
 // still checked against the frozen definition.
 func TestFMAKernelsMatchDefinition(t *testing.T) {
 	r := stream(31, "fma2")
-	for _, d := range []int{1, 2, 3, 4, 5, 8, 20, 60, 61, 64} {
+	for _, d := range []int{1, 2, 3, 4, 5, 8, 20, 60, 61, 64, 100, 197} {
 		for n := 1; n <= 70; n++ {
 			for _, shuffled := range []bool{false, true} {
 				name := fmt.Sprintf("d%d/n%d/shuffled=%v", d, n, shuffled)
@@ -112,7 +113,7 @@ func TestFMAKernelsMatchDefinition(t *testing.T) {
 				sameBits(t, name+" scores2FMA", got, want)
 				gotG = append(gotG[:0], start...)
 				if d4 := d &^ 3; d4 > 0 {
-					accRowsFMA(&g[0], &X[0], &rr[0], n, d, d4, &gotG[0])
+					accRowsFMA(g, X, rr, n, d, d4, gotG)
 					for j := d4; j < d; j++ { // untouched by the kernel
 						if math.Float64bits(gotG[j]) != math.Float64bits(start[j]) {
 							t.Fatalf("%s accRowsFMA wrote tail column %d", name, j)

@@ -206,7 +206,7 @@ func (m *LogReg) PredictLoss(p []float64, b Batch, out, loss []float64) {
 // predictLoss2 is PredictLoss for two classes: the score differences as in
 // rows2, then the probabilities and loss from head2.
 func (m *LogReg) predictLoss2(w, bias []float64, b Batch, out, loss []float64) {
-	sc := m.scores2(w, bias, b.X, nil, b.N)
+	sc, _ := m.scores2(w, bias, b.X, nil, b.N)
 	for i, d := range sc {
 		y := 0
 		if loss != nil {
@@ -225,8 +225,9 @@ func (m *LogReg) predictLoss2(w, bias []float64, b Batch, out, loss []float64) {
 // scores2 writes d_i = (w_1 − w_0)·x_i + (b_1 − b_0) for n examples of X
 // (rows[i] when rows is not nil) into scratch and returns it, by the fused
 // definition of fma2.go (dot2): the AVX2+FMA kernel where it runs, else
-// the Go loops, with the same bits.
-func (m *LogReg) scores2(w, bias, X []float64, rows []int, n int) []float64 {
+// the Go loops, with the same bits. With the kernel, checked is rows as
+// checkRows returns it (nil otherwise).
+func (m *LogReg) scores2(w, bias, X []float64, rows []int, n int) (sc []float64, checked []int) {
 	d := m.d
 	m.wd = grow(m.wd, d)
 	wd := m.wd[:d]
@@ -235,14 +236,14 @@ func (m *LogReg) scores2(w, bias, X []float64, rows []int, n int) []float64 {
 	}
 	bd := bias[1] - bias[0]
 	m.sc = grow(m.sc, n)
-	sc := m.sc[:n]
-	if useFMA && n > 0 && d > 0 {
-		rows = m.checkRows(X, rows, n)
-		scores2FMA(&wd[0], &X[0], &rows[0], n, d, bd, &sc[0])
-		return sc
+	sc = m.sc[:n]
+	if useFMA && n > 0 {
+		checked = m.checkRows(X, rows, n)
+		scores2FMA(&wd[0], &X[0], &checked[0], n, d, bd, &sc[0])
+		return sc, checked
 	}
 	scores2Go(wd, bd, X, rows, sc)
-	return sc
+	return sc, nil
 }
 
 // checkRows returns rows after checking that each names a whole row of
@@ -289,7 +290,7 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 		return 0
 	}
 	d := m.d
-	sc := m.scores2(w, bias, X, rows, n)
+	sc, rr := m.scores2(w, bias, X, rows, n)
 	// Head: scores → g_i (in place).
 	var total, gsum float64
 	if useAVX2 && n >= 4 && !wantLoss && (m.Loss == DoubleSoftmax || m.Loss == CrossEntropy) {
@@ -347,9 +348,8 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 	// columns by accRowsFMA where it runs, the rest by the Go loops.
 	g1 := gw[d : 2*d : 2*d]
 	j0 := 0
-	if d4 := d &^ 3; useFMA && d4 > 0 {
-		rr := m.checkRows(X, rows, n)
-		accRowsFMA(&sc[0], &X[0], &rr[0], n, d, d4, &g1[0])
+	if d4 := d &^ 3; rr != nil && d4 > 0 {
+		accRowsFMA(sc, X, rr, n, d, d4, g1)
 		j0 = d4
 	}
 	if j0 < d {
