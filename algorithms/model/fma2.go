@@ -81,18 +81,19 @@ func accRowsGo(g, X []float64, rows []int, g1 []float64, j0 int) {
 }
 
 // accRowsFMA runs accBlockFMA over the first d4 = d − d mod 4 columns
-// (d4 > 0, n > 0, rows checked): q = d4/4 YMM columns in ⌈q/12⌉ blocks of
-// balanced sizes (15 → 8 + 7 at d = 60), so that each block has enough
-// independent accumulators to hide the FMA latency and fits the 16 YMM
-// registers. The bits do not depend on the blocking: each column is its
-// own chain in row order.
-func accRowsFMA(c, X []float64, rows []int, n, d, d4 int, g1 []float64) {
+// (d4 > 0, n > 0, rows checked), scaling by inv into g1 and −g1 into g0:
+// q = d4/4 YMM columns in ⌈q/12⌉ blocks of balanced sizes (15 → 8 + 7 at
+// d = 60), so that each block has enough independent accumulators to hide
+// the FMA latency and fits the 16 YMM registers. The bits do not depend
+// on the blocking: each column is its own chain in row order.
+func accRowsFMA(c, X []float64, rows []int, n, d, d4 int, g1, g0 []float64, inv float64) {
+	_, _ = g1[d4-1], g0[d4-1]
 	q := d4 / 4
 	nb := (q + 11) / 12
 	j0 := 0
 	for b := nb; b > 0; b-- {
 		k := (q + b - 1) / b
-		accBlockFMA(&c[0], &X[0], &rows[0], n, d, j0, k, &g1[0])
+		accBlockFMA(&c[0], &X[0], &rows[0], n, d, j0, k, &g1[0], &g0[0], inv)
 		j0 += 4 * k
 		q -= k
 	}

@@ -2,6 +2,8 @@
 
 #include "textflag.h"
 
+#define C_SIGN 320 // the sign-mask row of ds4Const (head4.go, head4_amd64.s)
+
 // The fused two-class dot products (issue 24); fma2.go states the
 // definitions and computes the same bits in Go. Go's operand order:
 // VFMADD231PD m, a, acc is acc = a·m + acc with one rounding.
@@ -20,24 +22,49 @@
 	IMULQ R10, R \
 	ADDQ  DI, R
 
-// func scores2FMA(wd, X *float64, rows *int, n, d int, bd float64, sc *float64)
+// func scores2FMA(w, X *float64, rows *int, n, d int, bd float64, sc, wd *float64)
 //
-// sc[i] = dot2(wd, row rows[i] of X) + bd for i < n: four rows at a time,
-// each with one YMM accumulator (lane l = columns j ≡ l mod 4) updated by
-// VFMADD231PD in column order, folded by FOLD4, then the d mod 4 tail by
-// scalar FMA and + bd; then the n mod 4 rows one by one, the same way.
-TEXT ·scores2FMA(SB), NOSPLIT, $0-56
-	MOVQ   wd+0(FP), SI
+// First wd[j] = w[d+j] − w[j] for j < d (the weight difference, four
+// columns at a time, the tail one by one). Then sc[i] = dot2(wd, row
+// rows[i] of X) + bd for i < n: four rows at a time, each with one YMM
+// accumulator (lane l = columns j ≡ l mod 4) updated by VFMADD231PD in
+// column order, folded by FOLD4, then the d mod 4 tail by scalar FMA and
+// + bd; then the n mod 4 rows one by one, the same way.
+TEXT ·scores2FMA(SB), NOSPLIT, $0-64
+	MOVQ   w+0(FP), AX
 	MOVQ   X+8(FP), DI
 	MOVQ   rows+16(FP), R8
 	MOVQ   n+24(FP), R9
 	MOVQ   d+32(FP), R10
 	VMOVSD bd+40(FP), X9
 	MOVQ   sc+48(FP), R11
+	MOVQ   wd+56(FP), SI
 	SHLQ   $3, R10          // bytes per row
 	MOVQ   R10, R12
 	ANDQ   $-32, R12        // bytes of the first d4 columns
-	XORQ   BX, BX           // i
+	LEAQ   (AX)(R10*1), CX  // w_1
+	XORQ   R13, R13
+
+wdvec:
+	CMPQ    R13, R12
+	JGE     wdtail
+	VMOVUPD (CX)(R13*1), Y0
+	VSUBPD  (AX)(R13*1), Y0, Y0
+	VMOVUPD Y0, (SI)(R13*1)
+	ADDQ    $32, R13
+	JMP     wdvec
+
+wdtail:
+	CMPQ   R13, R10
+	JGE    wddone
+	VMOVSD (CX)(R13*1), X0
+	VSUBSD (AX)(R13*1), X0, X0
+	VMOVSD X0, (SI)(R13*1)
+	ADDQ   $8, R13
+	JMP    wdtail
+
+wddone:
+	XORQ BX, BX             // i
 
 s4loop:
 	LEAQ 4(BX), AX
@@ -129,14 +156,15 @@ sdone:
 	VZEROUPPER
 	RET
 
-// func accBlockFMA(c, X *float64, rows *int, n, d, j0, k int, g1 *float64)
+// func accBlockFMA(c, X *float64, rows *int, n, d, j0, k int, g1, g0 *float64, inv float64)
 //
-// g1[j] = fma(c[i], X[rows[i]·d + j], g1[j]) for i = 0…n−1 in order and
-// the 4k columns j0 ≤ j < j0 + 4k (n > 0, 1 ≤ k ≤ 12): the block's entries
-// of g1 in k YMM registers across all the rows, one broadcast of c[i] and
-// k VFMADD231PD per row. One code path per k (dispatched below), so that
-// the accumulators stay in registers.
-TEXT ·accBlockFMA(SB), NOSPLIT, $0-64
+// a_j = fma(c[i], X[rows[i]·d + j], a_j) for i = 0…n−1 in order from
+// a_j = g1[j], for the 4k columns j0 ≤ j < j0 + 4k (n > 0, 1 ≤ k ≤ 12);
+// then g1[j] = a_j·inv and g0[j] = −g1[j] (sign flipped, so −0 for +0 as
+// Go's negation). The block's a_j stay in k YMM registers across all the
+// rows, one broadcast of c[i] and k VFMADD231PD per row. One code path per
+// k (dispatched below), so that the accumulators stay in registers.
+TEXT ·accBlockFMA(SB), NOSPLIT, $0-80
 	MOVQ c+0(FP), SI
 	MOVQ X+8(FP), DI
 	MOVQ rows+16(FP), R8
@@ -147,7 +175,12 @@ TEXT ·accBlockFMA(SB), NOSPLIT, $0-64
 	SHLQ $3, R13            // byte offset of the block's first column
 	MOVQ g1+56(FP), R11
 	LEAQ (R11)(R13*1), DX   // &g1[j0]
+	MOVQ g0+64(FP), R11
+	LEAQ (R11)(R13*1), R11  // &g0[j0]
 	LEAQ (DI)(R13*1), CX    // &X[j0]
+	VBROADCASTSD inv+72(FP), Y13
+	LEAQ ·ds4Const(SB), AX
+	VMOVUPD C_SIGN(AX), Y14 // sign bits
 	MOVQ k+48(FP), R12
 	CMPQ R12, $1
 	JEQ  k1
@@ -188,7 +221,10 @@ k1row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k1row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
 	JMP  kdone
 
 k2:
@@ -206,8 +242,14 @@ k2row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k2row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
 	JMP  kdone
 
 k3:
@@ -227,9 +269,18 @@ k3row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k3row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
+	VMULPD Y13, Y2, Y2
 	VMOVUPD Y2, 64(DX)
+	VXORPD Y14, Y2, Y2
+	VMOVUPD Y2, 64(R11)
 	JMP  kdone
 
 k4:
@@ -251,10 +302,22 @@ k4row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k4row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
+	VMULPD Y13, Y2, Y2
 	VMOVUPD Y2, 64(DX)
+	VXORPD Y14, Y2, Y2
+	VMOVUPD Y2, 64(R11)
+	VMULPD Y13, Y3, Y3
 	VMOVUPD Y3, 96(DX)
+	VXORPD Y14, Y3, Y3
+	VMOVUPD Y3, 96(R11)
 	JMP  kdone
 
 k5:
@@ -278,11 +341,26 @@ k5row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k5row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
+	VMULPD Y13, Y2, Y2
 	VMOVUPD Y2, 64(DX)
+	VXORPD Y14, Y2, Y2
+	VMOVUPD Y2, 64(R11)
+	VMULPD Y13, Y3, Y3
 	VMOVUPD Y3, 96(DX)
+	VXORPD Y14, Y3, Y3
+	VMOVUPD Y3, 96(R11)
+	VMULPD Y13, Y4, Y4
 	VMOVUPD Y4, 128(DX)
+	VXORPD Y14, Y4, Y4
+	VMOVUPD Y4, 128(R11)
 	JMP  kdone
 
 k6:
@@ -308,12 +386,30 @@ k6row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k6row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
+	VMULPD Y13, Y2, Y2
 	VMOVUPD Y2, 64(DX)
+	VXORPD Y14, Y2, Y2
+	VMOVUPD Y2, 64(R11)
+	VMULPD Y13, Y3, Y3
 	VMOVUPD Y3, 96(DX)
+	VXORPD Y14, Y3, Y3
+	VMOVUPD Y3, 96(R11)
+	VMULPD Y13, Y4, Y4
 	VMOVUPD Y4, 128(DX)
+	VXORPD Y14, Y4, Y4
+	VMOVUPD Y4, 128(R11)
+	VMULPD Y13, Y5, Y5
 	VMOVUPD Y5, 160(DX)
+	VXORPD Y14, Y5, Y5
+	VMOVUPD Y5, 160(R11)
 	JMP  kdone
 
 k7:
@@ -341,13 +437,34 @@ k7row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k7row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
+	VMULPD Y13, Y2, Y2
 	VMOVUPD Y2, 64(DX)
+	VXORPD Y14, Y2, Y2
+	VMOVUPD Y2, 64(R11)
+	VMULPD Y13, Y3, Y3
 	VMOVUPD Y3, 96(DX)
+	VXORPD Y14, Y3, Y3
+	VMOVUPD Y3, 96(R11)
+	VMULPD Y13, Y4, Y4
 	VMOVUPD Y4, 128(DX)
+	VXORPD Y14, Y4, Y4
+	VMOVUPD Y4, 128(R11)
+	VMULPD Y13, Y5, Y5
 	VMOVUPD Y5, 160(DX)
+	VXORPD Y14, Y5, Y5
+	VMOVUPD Y5, 160(R11)
+	VMULPD Y13, Y6, Y6
 	VMOVUPD Y6, 192(DX)
+	VXORPD Y14, Y6, Y6
+	VMOVUPD Y6, 192(R11)
 	JMP  kdone
 
 k8:
@@ -377,14 +494,38 @@ k8row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k8row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
+	VMULPD Y13, Y2, Y2
 	VMOVUPD Y2, 64(DX)
+	VXORPD Y14, Y2, Y2
+	VMOVUPD Y2, 64(R11)
+	VMULPD Y13, Y3, Y3
 	VMOVUPD Y3, 96(DX)
+	VXORPD Y14, Y3, Y3
+	VMOVUPD Y3, 96(R11)
+	VMULPD Y13, Y4, Y4
 	VMOVUPD Y4, 128(DX)
+	VXORPD Y14, Y4, Y4
+	VMOVUPD Y4, 128(R11)
+	VMULPD Y13, Y5, Y5
 	VMOVUPD Y5, 160(DX)
+	VXORPD Y14, Y5, Y5
+	VMOVUPD Y5, 160(R11)
+	VMULPD Y13, Y6, Y6
 	VMOVUPD Y6, 192(DX)
+	VXORPD Y14, Y6, Y6
+	VMOVUPD Y6, 192(R11)
+	VMULPD Y13, Y7, Y7
 	VMOVUPD Y7, 224(DX)
+	VXORPD Y14, Y7, Y7
+	VMOVUPD Y7, 224(R11)
 	JMP  kdone
 
 k9:
@@ -416,15 +557,42 @@ k9row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k9row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
+	VMULPD Y13, Y2, Y2
 	VMOVUPD Y2, 64(DX)
+	VXORPD Y14, Y2, Y2
+	VMOVUPD Y2, 64(R11)
+	VMULPD Y13, Y3, Y3
 	VMOVUPD Y3, 96(DX)
+	VXORPD Y14, Y3, Y3
+	VMOVUPD Y3, 96(R11)
+	VMULPD Y13, Y4, Y4
 	VMOVUPD Y4, 128(DX)
+	VXORPD Y14, Y4, Y4
+	VMOVUPD Y4, 128(R11)
+	VMULPD Y13, Y5, Y5
 	VMOVUPD Y5, 160(DX)
+	VXORPD Y14, Y5, Y5
+	VMOVUPD Y5, 160(R11)
+	VMULPD Y13, Y6, Y6
 	VMOVUPD Y6, 192(DX)
+	VXORPD Y14, Y6, Y6
+	VMOVUPD Y6, 192(R11)
+	VMULPD Y13, Y7, Y7
 	VMOVUPD Y7, 224(DX)
+	VXORPD Y14, Y7, Y7
+	VMOVUPD Y7, 224(R11)
+	VMULPD Y13, Y8, Y8
 	VMOVUPD Y8, 256(DX)
+	VXORPD Y14, Y8, Y8
+	VMOVUPD Y8, 256(R11)
 	JMP  kdone
 
 k10:
@@ -458,16 +626,46 @@ k10row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k10row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
+	VMULPD Y13, Y2, Y2
 	VMOVUPD Y2, 64(DX)
+	VXORPD Y14, Y2, Y2
+	VMOVUPD Y2, 64(R11)
+	VMULPD Y13, Y3, Y3
 	VMOVUPD Y3, 96(DX)
+	VXORPD Y14, Y3, Y3
+	VMOVUPD Y3, 96(R11)
+	VMULPD Y13, Y4, Y4
 	VMOVUPD Y4, 128(DX)
+	VXORPD Y14, Y4, Y4
+	VMOVUPD Y4, 128(R11)
+	VMULPD Y13, Y5, Y5
 	VMOVUPD Y5, 160(DX)
+	VXORPD Y14, Y5, Y5
+	VMOVUPD Y5, 160(R11)
+	VMULPD Y13, Y6, Y6
 	VMOVUPD Y6, 192(DX)
+	VXORPD Y14, Y6, Y6
+	VMOVUPD Y6, 192(R11)
+	VMULPD Y13, Y7, Y7
 	VMOVUPD Y7, 224(DX)
+	VXORPD Y14, Y7, Y7
+	VMOVUPD Y7, 224(R11)
+	VMULPD Y13, Y8, Y8
 	VMOVUPD Y8, 256(DX)
+	VXORPD Y14, Y8, Y8
+	VMOVUPD Y8, 256(R11)
+	VMULPD Y13, Y9, Y9
 	VMOVUPD Y9, 288(DX)
+	VXORPD Y14, Y9, Y9
+	VMOVUPD Y9, 288(R11)
 	JMP  kdone
 
 k11:
@@ -503,17 +701,50 @@ k11row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k11row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
+	VMULPD Y13, Y2, Y2
 	VMOVUPD Y2, 64(DX)
+	VXORPD Y14, Y2, Y2
+	VMOVUPD Y2, 64(R11)
+	VMULPD Y13, Y3, Y3
 	VMOVUPD Y3, 96(DX)
+	VXORPD Y14, Y3, Y3
+	VMOVUPD Y3, 96(R11)
+	VMULPD Y13, Y4, Y4
 	VMOVUPD Y4, 128(DX)
+	VXORPD Y14, Y4, Y4
+	VMOVUPD Y4, 128(R11)
+	VMULPD Y13, Y5, Y5
 	VMOVUPD Y5, 160(DX)
+	VXORPD Y14, Y5, Y5
+	VMOVUPD Y5, 160(R11)
+	VMULPD Y13, Y6, Y6
 	VMOVUPD Y6, 192(DX)
+	VXORPD Y14, Y6, Y6
+	VMOVUPD Y6, 192(R11)
+	VMULPD Y13, Y7, Y7
 	VMOVUPD Y7, 224(DX)
+	VXORPD Y14, Y7, Y7
+	VMOVUPD Y7, 224(R11)
+	VMULPD Y13, Y8, Y8
 	VMOVUPD Y8, 256(DX)
+	VXORPD Y14, Y8, Y8
+	VMOVUPD Y8, 256(R11)
+	VMULPD Y13, Y9, Y9
 	VMOVUPD Y9, 288(DX)
+	VXORPD Y14, Y9, Y9
+	VMOVUPD Y9, 288(R11)
+	VMULPD Y13, Y10, Y10
 	VMOVUPD Y10, 320(DX)
+	VXORPD Y14, Y10, Y10
+	VMOVUPD Y10, 320(R11)
 	JMP  kdone
 
 k12:
@@ -551,18 +782,54 @@ k12row:
 	INCQ BX
 	CMPQ BX, R9
 	JLT  k12row
+	VMULPD Y13, Y0, Y0
 	VMOVUPD Y0, 0(DX)
+	VXORPD Y14, Y0, Y0
+	VMOVUPD Y0, 0(R11)
+	VMULPD Y13, Y1, Y1
 	VMOVUPD Y1, 32(DX)
+	VXORPD Y14, Y1, Y1
+	VMOVUPD Y1, 32(R11)
+	VMULPD Y13, Y2, Y2
 	VMOVUPD Y2, 64(DX)
+	VXORPD Y14, Y2, Y2
+	VMOVUPD Y2, 64(R11)
+	VMULPD Y13, Y3, Y3
 	VMOVUPD Y3, 96(DX)
+	VXORPD Y14, Y3, Y3
+	VMOVUPD Y3, 96(R11)
+	VMULPD Y13, Y4, Y4
 	VMOVUPD Y4, 128(DX)
+	VXORPD Y14, Y4, Y4
+	VMOVUPD Y4, 128(R11)
+	VMULPD Y13, Y5, Y5
 	VMOVUPD Y5, 160(DX)
+	VXORPD Y14, Y5, Y5
+	VMOVUPD Y5, 160(R11)
+	VMULPD Y13, Y6, Y6
 	VMOVUPD Y6, 192(DX)
+	VXORPD Y14, Y6, Y6
+	VMOVUPD Y6, 192(R11)
+	VMULPD Y13, Y7, Y7
 	VMOVUPD Y7, 224(DX)
+	VXORPD Y14, Y7, Y7
+	VMOVUPD Y7, 224(R11)
+	VMULPD Y13, Y8, Y8
 	VMOVUPD Y8, 256(DX)
+	VXORPD Y14, Y8, Y8
+	VMOVUPD Y8, 256(R11)
+	VMULPD Y13, Y9, Y9
 	VMOVUPD Y9, 288(DX)
+	VXORPD Y14, Y9, Y9
+	VMOVUPD Y9, 288(R11)
+	VMULPD Y13, Y10, Y10
 	VMOVUPD Y10, 320(DX)
+	VXORPD Y14, Y10, Y10
+	VMOVUPD Y10, 320(R11)
+	VMULPD Y13, Y11, Y11
 	VMOVUPD Y11, 352(DX)
+	VXORPD Y14, Y11, Y11
+	VMOVUPD Y11, 352(R11)
 	JMP  kdone
 
 kdone:

@@ -6,10 +6,10 @@ package model
 // fma2.go give the same bits).
 const useFMA = false
 
-func scores2FMA(wd, X *float64, rows *int, n, d int, bd float64, sc *float64) {
+func scores2FMA(w, X *float64, rows *int, n, d int, bd float64, sc, wd *float64) {
 	panic("model: no FMA kernel in this build")
 }
 
-func accBlockFMA(c, X *float64, rows *int, n, d, j0, k int, g1 *float64) {
+func accBlockFMA(c, X *float64, rows *int, n, d, j0, k int, g1, g0 *float64, inv float64) {
 	panic("model: no FMA kernel in this build")
 }

@@ -72,9 +72,14 @@ func TestFMAKernelsMatchDefinition(t *testing.T) {
 				name := fmt.Sprintf("d%d/n%d/shuffled=%v", d, n, shuffled)
 				const nrows = 75
 				X := fmaValues(r, nrows*d)
-				wd := fmaValues(r, d)
+				w := fmaValues(r, 2*d) // class 0, then class 1
+				wd := make([]float64, d)
+				for j := range wd {
+					wd[j] = w[d+j] - w[j]
+				}
 				g := fmaValues(r, n)
 				bd := r.NormFloat64()
+				inv := 1 / float64(n)
 				var rows []int
 				if shuffled {
 					rows = r.Perm(nrows)[:n]
@@ -109,21 +114,30 @@ func TestFMAKernelsMatchDefinition(t *testing.T) {
 				m := NewLogReg(d, 2, CrossEntropy)
 				rr := m.checkRows(X, rows, n)
 				clear(got)
-				scores2FMA(&wd[0], &X[0], &rr[0], n, d, bd, &got[0])
+				gotWd := make([]float64, d)
+				scores2FMA(&w[0], &X[0], &rr[0], n, d, bd, &got[0], &gotWd[0])
+				sameBits(t, name+" scores2FMA weight difference", gotWd, wd)
 				sameBits(t, name+" scores2FMA", got, want)
-				gotG = append(gotG[:0], start...)
-				if d4 := d &^ 3; d4 > 0 {
-					accRowsFMA(g, X, rr, n, d, d4, gotG)
-					for j := d4; j < d; j++ { // untouched by the kernel
-						if math.Float64bits(gotG[j]) != math.Float64bits(start[j]) {
-							t.Fatalf("%s accRowsFMA wrote tail column %d", name, j)
-						}
-					}
-					accRowsGo(g, X, rows, gotG, d4)
-				} else {
-					accRowsGo(g, X, rows, gotG, 0)
+				d4 := d &^ 3
+				if d4 == 0 {
+					continue
 				}
-				sameBits(t, name+" accRowsFMA", gotG, wantG)
+				// accRowsFMA: the accumulation, then ·inv into g1 and the
+				// negation into g0, on the first d4 columns only.
+				wantG1 := make([]float64, d)
+				wantG0 := make([]float64, d)
+				for j := range wantG1 {
+					wantG1[j], wantG0[j] = start[j], start[j]
+					if j < d4 {
+						v := wantG[j] * inv
+						wantG1[j], wantG0[j] = v, -v
+					}
+				}
+				gotG1 := append([]float64(nil), start...)
+				gotG0 := append([]float64(nil), start...)
+				accRowsFMA(g, X, rr, n, d, d4, gotG1, gotG0, inv)
+				sameBits(t, name+" accRowsFMA g1", gotG1, wantG1)
+				sameBits(t, name+" accRowsFMA g0", gotG0, wantG0)
 			}
 		}
 	}

@@ -231,16 +231,17 @@ func (m *LogReg) scores2(w, bias, X []float64, rows []int, n int) (sc []float64,
 	d := m.d
 	m.wd = grow(m.wd, d)
 	wd := m.wd[:d]
-	for j := range wd {
-		wd[j] = w[d+j] - w[j]
-	}
 	bd := bias[1] - bias[0]
 	m.sc = grow(m.sc, n)
 	sc = m.sc[:n]
 	if useFMA && n > 0 {
 		checked = m.checkRows(X, rows, n)
-		scores2FMA(&wd[0], &X[0], &checked[0], n, d, bd, &sc[0])
+		_ = w[2*d-1]
+		scores2FMA(&w[0], &X[0], &checked[0], n, d, bd, &sc[0], &wd[0])
 		return sc, checked
+	}
+	for j := range wd {
+		wd[j] = w[d+j] - w[j]
 	}
 	scores2Go(wd, bd, X, rows, sc)
 	return sc, nil
@@ -346,19 +347,19 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 	// ∂/∂w_1 = Σ g_i x_i into gw's second row by the fused definition of
 	// fma2.go (per column, fma in row order): the first d4 = d − d mod 4
 	// columns by accRowsFMA where it runs, the rest by the Go loops.
-	g1 := gw[d : 2*d : 2*d]
+	g1, g0 := gw[d:2*d:2*d], gw[:d:d]
+	inv := 1 / float64(n)
 	j0 := 0
 	if d4 := d &^ 3; rr != nil && d4 > 0 {
-		accRowsFMA(sc, X, rr, n, d, d4, g1)
+		accRowsFMA(sc, X, rr, n, d, d4, g1, g0, inv)
 		j0 = d4
 	}
 	if j0 < d {
 		accRowsGo(sc, X, rows, g1, j0)
 	}
-	inv := 1 / float64(n)
-	g0 := gw[:d]
-	for j, v := range g1 {
-		v *= inv
+	// The mean (done by accRowsFMA for its columns): g1 = Σ/n, g0 = −g1.
+	for j := j0; j < d; j++ {
+		v := g1[j] * inv
 		g1[j], g0[j] = v, -v
 	}
 	gb[1] = gsum * inv
