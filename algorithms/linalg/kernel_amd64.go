@@ -6,6 +6,11 @@ package linalg
 // and the operating system saves the YMM registers.
 var HasAVX2 = detectAVX2()
 
+// HasFMA reports whether the CPU also has FMA3 (fused multiply-add) with
+// the YMM state saved (HasAVX2 and CPUID.1:ECX bit 12); the two-class
+// logistic step of package model uses it for its fused kernels.
+var HasFMA = HasAVX2 && detectFMA()
+
 // useAVX2 is HasAVX2; the tests switch it off to compare both paths.
 var useAVX2 = HasAVX2
 
@@ -24,6 +29,11 @@ func detectAVX2() bool {
 	}
 	_, ebx7, _, _ := cpuid(7, 0)
 	return ebx7&(1<<5) != 0
+}
+
+func detectFMA() bool {
+	_, _, ecx1, _ := cpuid(1, 0)
+	return ecx1&(1<<12) != 0
 }
 
 //go:noescape

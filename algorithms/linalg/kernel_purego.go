@@ -6,6 +6,10 @@ package linalg
 // (purego tag or not amd64).
 const HasAVX2 = false
 
+// HasFMA reports whether the fused multiply-add kernels run: never in this
+// build.
+const HasFMA = false
+
 func dot4x2(ar *[4][]float64, br *[2][]float64, k4 int, acc *[8][4]float64) {
 	dot4x2Go(ar, br, k4, acc)
 }

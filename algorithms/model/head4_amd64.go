@@ -5,7 +5,7 @@ package model
 import "github.com/fedrepro/fedrepro/algorithms/linalg"
 
 // useAVX2 selects the AVX2 kernels of the two-class step (dsHeadsAVX2,
-// acc4AVX2) where the CPU has AVX2; the tests switch it off to compare
+// ceHeadsAVX2) where the CPU has AVX2; the tests switch it off to compare
 // both paths.
 var useAVX2 = linalg.HasAVX2
 
@@ -20,10 +20,8 @@ func dsHeadsAVX2(sc, y *float64, n4 int) int
 //go:noescape
 func ceHeadsAVX2(sc, y *float64, n4 int) int
 
-// acc4AVX2 adds four scaled rows to g1 (see head4_amd64.s).
-//
-//go:noescape
-func acc4AVX2(c *float64, x0, x1, x2, x3, g1 *float64, d4 int)
-
-// setAVX2 switches the AVX2 kernels on or off (tests).
-func setAVX2(on bool) { useAVX2 = on && linalg.HasAVX2 }
+// setAVX2 switches the AVX2 and FMA kernels on or off (tests).
+func setAVX2(on bool) {
+	useAVX2 = on && linalg.HasAVX2
+	useFMA = on && linalg.HasFMA
+}

@@ -98,45 +98,6 @@ headdone:
 	MOVQ DX, ret+24(FP)
 	RET
 
-// func acc4AVX2(c *float64, x0, x1, x2, x3, g1 *float64, d4 int)
-//
-// g1[j] += c[0]·x0[j] + c[1]·x1[j] + c[2]·x2[j] + c[3]·x3[j] for j < d4 (a
-// multiple of 4), the products summed left to right and then added to
-// g1[j], as the Go loop of rows2 does.
-TEXT ·acc4AVX2(SB), NOSPLIT, $0-56
-	MOVQ c+0(FP), BX
-	VBROADCASTSD 0(BX), Y0
-	VBROADCASTSD 8(BX), Y1
-	VBROADCASTSD 16(BX), Y2
-	VBROADCASTSD 24(BX), Y3
-	MOVQ x0+8(FP), SI
-	MOVQ x1+16(FP), DI
-	MOVQ x2+24(FP), R10
-	MOVQ x3+32(FP), R11
-	MOVQ g1+40(FP), R12
-	MOVQ d4+48(FP), CX
-	SHLQ $3, CX
-	XORQ DX, DX
-
-accloop:
-	CMPQ DX, CX
-	JGE  accdone
-	VMULPD (SI)(DX*1), Y0, Y4
-	VMULPD (DI)(DX*1), Y1, Y5
-	VADDPD Y5, Y4, Y4
-	VMULPD (R10)(DX*1), Y2, Y5
-	VADDPD Y5, Y4, Y4
-	VMULPD (R11)(DX*1), Y3, Y5
-	VADDPD Y5, Y4, Y4
-	VADDPD (R12)(DX*1), Y4, Y4
-	VMOVUPD Y4, (R12)(DX*1)
-	ADDQ $32, DX
-	JMP  accloop
-
-accdone:
-	VZEROUPPER
-	RET
-
 // func ceHeadsAVX2(sc, y *float64, n4 int) int
 //
 // sc[i] = head2's CrossEntropy gradient g of score difference sc[i] with

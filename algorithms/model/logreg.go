@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/floats"
@@ -30,6 +31,7 @@ type LogReg struct {
 	wd, sc, bx []float64
 	yf         []float64 // two-class labels as float64 for dsHeadsAVX2
 	by         []int
+	ident      []int      // 0, 1, 2, …: the row list of a contiguous batch for the FMA kernels
 	dl         []float64  // N×classes: head gradients of ClippedGradSum
 	ex         exactState // scratch of ExactClippedGradSum
 }
@@ -204,7 +206,7 @@ func (m *LogReg) PredictLoss(p []float64, b Batch, out, loss []float64) {
 // predictLoss2 is PredictLoss for two classes: the score differences as in
 // rows2, then the probabilities and loss from head2.
 func (m *LogReg) predictLoss2(w, bias []float64, b Batch, out, loss []float64) {
-	sc := m.scores2(w, bias, b.X, nil, b.N)
+	sc, _ := m.scores2(w, bias, b.X, nil, b.N)
 	for i, d := range sc {
 		y := 0
 		if loss != nil {
@@ -221,49 +223,53 @@ func (m *LogReg) predictLoss2(w, bias []float64, b Batch, out, loss []float64) {
 }
 
 // scores2 writes d_i = (w_1 − w_0)·x_i + (b_1 − b_0) for n examples of X
-// (rows[i] when rows is not nil) into scratch and returns it; four rows at
-// a time, so that the sums are independent chains.
-func (m *LogReg) scores2(w, bias, X []float64, rows []int, n int) []float64 {
+// (rows[i] when rows is not nil) into scratch and returns it, by the fused
+// definition of fma2.go (dot2): the AVX2+FMA kernel where it runs, else
+// the Go loops, with the same bits. With the kernel, checked is rows as
+// checkRows returns it (nil otherwise).
+func (m *LogReg) scores2(w, bias, X []float64, rows []int, n int) (sc []float64, checked []int) {
 	d := m.d
 	m.wd = grow(m.wd, d)
 	wd := m.wd[:d]
+	bd := bias[1] - bias[0]
+	m.sc = grow(m.sc, n)
+	sc = m.sc[:n]
+	if useFMA && n > 0 {
+		checked = m.checkRows(X, rows, n)
+		_ = w[2*d-1]
+		scores2FMA(&w[0], &X[0], &checked[0], n, d, bd, &sc[0], &wd[0])
+		return sc, checked
+	}
 	for j := range wd {
 		wd[j] = w[d+j] - w[j]
 	}
-	bd := bias[1] - bias[0]
-	m.sc = grow(m.sc, n)
-	sc := m.sc[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		k0, k1, k2, k3 := i, i+1, i+2, i+3
-		if rows != nil {
-			k0, k1, k2, k3 = rows[i], rows[i+1], rows[i+2], rows[i+3]
+	scores2Go(wd, bd, X, rows, sc)
+	return sc, nil
+}
+
+// checkRows returns rows after checking that each names a whole row of
+// X, or, when rows is nil, the identity 0…n−1 (scratch) after checking
+// that X holds n rows: the assembly kernels index X through it unchecked.
+func (m *LogReg) checkRows(X []float64, rows []int, n int) []int {
+	d := m.d
+	if rows == nil {
+		_ = X[:n*d]
+		if len(m.ident) < n {
+			m.ident = growInt(m.ident, n)
+			for i := range m.ident {
+				m.ident[i] = i
+			}
 		}
-		x0, x1, x2, x3 := X[k0*d:k0*d+d], X[k1*d:k1*d+d], X[k2*d:k2*d+d], X[k3*d:k3*d+d]
-		x0, x1, x2, x3 = x0[:len(wd)], x1[:len(wd)], x2[:len(wd)], x3[:len(wd)]
-		var a0, a1, a2, a3 float64
-		for j, v := range wd {
-			a0 += v * x0[j]
-			a1 += v * x1[j]
-			a2 += v * x2[j]
-			a3 += v * x3[j]
-		}
-		sc[i], sc[i+1], sc[i+2], sc[i+3] = a0+bd, a1+bd, a2+bd, a3+bd
+		return m.ident[:n]
 	}
-	for ; i < n; i++ {
-		k := i
-		if rows != nil {
-			k = rows[i]
+	rows = rows[:n]
+	nr := uint(len(X) / d)
+	for _, k := range rows {
+		if uint(k) >= nr {
+			panic(fmt.Sprintf("model: LogReg: row %d outside the %d rows of the data", k, nr))
 		}
-		x := X[k*d : k*d+d]
-		x = x[:len(wd)]
-		var a float64
-		for j, v := range wd {
-			a += v * x[j]
-		}
-		sc[i] = a + bd
 	}
-	return sc
+	return rows
 }
 
 // lossGrad2 is LossGrad for two classes on a contiguous batch: rows2
@@ -285,7 +291,7 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 		return 0
 	}
 	d := m.d
-	sc := m.scores2(w, bias, X, rows, n)
+	sc, rr := m.scores2(w, bias, X, rows, n)
 	// Head: scores → g_i (in place).
 	var total, gsum float64
 	if useAVX2 && n >= 4 && !wantLoss && (m.Loss == DoubleSoftmax || m.Loss == CrossEntropy) {
@@ -294,13 +300,7 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 		// index order, as the Go heads sum.
 		m.yf = grow(m.yf, n)
 		yf := m.yf[:n]
-		for i := range yf {
-			k := i
-			if rows != nil {
-				k = rows[i]
-			}
-			yf[i] = float64(Y[k])
-		}
+		labelsFloat(yf, Y, rows)
 		var done int
 		if m.Loss == DoubleSoftmax {
 			done = dsHeadsAVX2(&sc[0], &yf[0], n&^3)
@@ -338,48 +338,45 @@ func (m *LogReg) rows2(w, bias, X []float64, Y []int, rows []int, n int, gw, gb 
 			total += l
 		}
 	}
-	// ∂/∂w_1 = Σ g_i x_i, four rows at a time, into gw's second row (the
-	// first d4 = d − d mod 4 columns by acc4AVX2 where it runs).
-	g1 := gw[d : 2*d : 2*d]
-	d4 := d &^ 3
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		k0, k1, k2, k3 := i, i+1, i+2, i+3
-		if rows != nil {
-			k0, k1, k2, k3 = rows[i], rows[i+1], rows[i+2], rows[i+3]
-		}
-		x0, x1, x2, x3 := X[k0*d:k0*d+d], X[k1*d:k1*d+d], X[k2*d:k2*d+d], X[k3*d:k3*d+d]
-		x0, x1, x2, x3 = x0[:len(g1)], x1[:len(g1)], x2[:len(g1)], x3[:len(g1)]
-		c0, c1, c2, c3 := sc[i], sc[i+1], sc[i+2], sc[i+3]
-		j := 0
-		if useAVX2 && d4 > 0 {
-			acc4AVX2(&sc[i], &x0[0], &x1[0], &x2[0], &x3[0], &g1[0], d4)
-			j = d4
-		}
-		for ; j < len(g1); j++ {
-			g1[j] += c0*x0[j] + c1*x1[j] + c2*x2[j] + c3*x3[j]
-		}
-	}
-	for ; i < n; i++ {
-		k := i
-		if rows != nil {
-			k = rows[i]
-		}
-		x, c := X[k*d:k*d+d], sc[i]
-		x = x[:len(g1)]
-		for j := range g1 {
-			g1[j] += c * x[j]
-		}
-	}
+	// ∂/∂w_1 = Σ g_i x_i into gw's second row by the fused definition of
+	// fma2.go (per column, fma in row order): the first d4 = d − d mod 4
+	// columns by accRowsFMA where it runs, the rest by the Go loops.
+	g1, g0 := gw[d:2*d:2*d], gw[:d:d]
 	inv := 1 / float64(n)
-	g0 := gw[:d]
-	for j, v := range g1 {
-		v *= inv
+	j0 := 0
+	if d4 := d &^ 3; rr != nil && d4 > 0 {
+		accRowsFMA(sc, X, rr, n, d, d4, g1, g0, inv)
+		j0 = d4
+	}
+	if j0 < d {
+		accRowsGo(sc, X, rows, g1, j0)
+	}
+	// The mean (done by accRowsFMA for its columns): g1 = Σ/n, g0 = −g1.
+	for j := j0; j < d; j++ {
+		v := g1[j] * inv
 		g1[j], g0[j] = v, -v
 	}
 	gb[1] = gsum * inv
 	gb[0] = -gb[1]
 	return total * inv
+}
+
+// labelsFloat writes yf[i] = Y[rows[i]] (Y[i] when rows is nil) as a
+// float64 for the AVX2 heads. A function of its own so that its loop keeps
+// its counter in a register (inside rows2 it was spilled to the stack,
+// ~8 % of a step), and not inlined for that reason.
+//
+//go:noinline
+func labelsFloat(yf []float64, Y, rows []int) {
+	if rows == nil {
+		for i, y := range Y[:len(yf)] {
+			yf[i] = float64(y)
+		}
+		return
+	}
+	for i, k := range rows[:len(yf)] {
+		yf[i] = float64(Y[k])
+	}
 }
 
 // Grad implements GradOnly: the gradient of LossGrad without the loss,

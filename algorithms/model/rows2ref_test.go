@@ -9,8 +9,13 @@ import (
 // refRows2 is the two-class GradRows/Grad kernel as it stood before the
 // fused rewrite (scores2, then dsGrads or head2, then Σ g_i x_i four rows
 // at a time), frozen here so that the optimised kernel can be checked
-// against it bit for bit: every golden of Upcycled-FL depends on these bits.
-func refRows2(l Loss, d int, w, bias, X []float64, Y []int, rows []int, n int, gw, gb []float64, wantLoss bool) float64 {
+// against it; every golden of Upcycled-FL depends on these bits. With
+// fused true it is the fused definition of issue 24 instead (fma2.go,
+// written out in fmaDefScore and fmaDefAcc): the same head, the scores and
+// Σ g_i x_i by fused multiply-adds in their fixed order; the kernels must
+// match that bit for bit, and the old one within rounding (see
+// TestLogRegTwoClassMatchesFrozenReference).
+func refRows2(l Loss, d int, w, bias, X []float64, Y []int, rows []int, n int, gw, gb []float64, wantLoss, fused bool) float64 {
 	if n == 0 {
 		return 0
 	}
@@ -28,6 +33,11 @@ func refRows2(l Loss, d int, w, bias, X []float64, Y []int, rows []int, n int, g
 	}
 	sc := make([]float64, n)
 	i := 0
+	if fused {
+		for ; i < n; i++ {
+			sc[i] = fmaDefScore(wd, row(i), bd)
+		}
+	}
 	for ; i+4 <= n; i += 4 {
 		x0, x1, x2, x3 := row(i), row(i+1), row(i+2), row(i+3)
 		var a0, a1, a2, a3 float64
@@ -74,6 +84,14 @@ func refRows2(l Loss, d int, w, bias, X []float64, Y []int, rows []int, n int, g
 	}
 	g1 := gw[d : 2*d]
 	i = 0
+	if fused {
+		xs := make([][]float64, n)
+		for i := range xs {
+			xs[i] = row(i)
+		}
+		fmaDefAcc(sc, xs, g1)
+		i = n
+	}
 	for ; i+4 <= n; i += 4 {
 		x0, x1, x2, x3 := row(i), row(i+1), row(i+2), row(i+3)
 		c0, c1, c2, c3 := sc[i], sc[i+1], sc[i+2], sc[i+3]
@@ -98,12 +116,14 @@ func refRows2(l Loss, d int, w, bias, X []float64, Y []int, rows []int, n int, g
 	return total * inv
 }
 
-// The optimised two-class kernels (GradRows, Grad, LossGrad) must equal the
-// frozen reference bit for bit, on scores spanning the whole range of the
+// The two-class kernels (GradRows, Grad, LossGrad) must equal the frozen
+// fused reference bit for bit, on scores spanning the whole range of the
 // head (tiny, moderate, beyond the exp's fast range, exactly 0), every
-// remainder of n mod 4, with and without a row list.
+// remainder of n mod 4, with and without a row list; and the frozen
+// pre-fusion reference within rounding (oldDefCheck).
 func TestLogRegTwoClassMatchesFrozenReference(t *testing.T) {
 	r := stream(11, "rows2-ref")
+	var worst float64
 	for _, loss := range []Loss{CrossEntropy, DoubleSoftmax} {
 		for _, d := range []int{1, 3, 4, 8, 20, 60, 61} {
 			for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 64, 67} {
@@ -128,26 +148,86 @@ func TestLogRegTwoClassMatchesFrozenReference(t *testing.T) {
 					want := make([]float64, len(p))
 					got := make([]float64, len(p))
 					ww, wb := m.split(want)
-					refRows2(loss, d, w, bias, all.X, all.Y, rows, n, ww, wb, false)
+					old := func(X []float64, Y []int, rows []int, wantLoss bool) {
+						t.Helper()
+						o := make([]float64, len(p))
+						ow, ob := m.split(o)
+						refRows2(loss, d, w, bias, X, Y, rows, n, ow, ob, wantLoss, false)
+						worst = math.Max(worst, oldDefCheck(t, name, got, o, scoreScale(d, w, bias, X, rows, n)))
+					}
+					refRows2(loss, d, w, bias, all.X, all.Y, rows, n, ww, wb, false, true)
 					m.GradRows(p, all.X, all.Y, d, rows, got, nil)
 					check("GradRows", got, want)
+					old(all.X, all.Y, rows, false)
 
 					b := Batch{X: all.X[:n*d], Y: all.Y[:n], N: n, D: d}
 					clear(want)
-					wantLoss := refRows2(loss, d, w, bias, b.X, b.Y, nil, n, ww, wb, true)
+					wantLoss := refRows2(loss, d, w, bias, b.X, b.Y, nil, n, ww, wb, true, true)
 					gotLoss := m.LossGrad(p, b, got, nil)
 					check("LossGrad", got, want)
 					if math.Float64bits(gotLoss) != math.Float64bits(wantLoss) {
 						t.Fatalf("%s LossGrad: loss %v, frozen reference %v", name, gotLoss, wantLoss)
 					}
+					old(b.X, b.Y, nil, true)
 					clear(want)
-					refRows2(loss, d, w, bias, b.X, b.Y, nil, n, ww, wb, false)
+					refRows2(loss, d, w, bias, b.X, b.Y, nil, n, ww, wb, false, true)
 					m.Grad(p, b, got, nil)
 					check("Grad", got, want)
+					old(b.X, b.Y, nil, false)
 				}
 			}
 		}
 	}
+	t.Logf("largest move from the pre-fusion definition: %.3g (relative to the gradient's largest entry)", worst)
+}
+
+// oldDefCheck bounds the move of a gradient from the pre-fusion definition
+// to the fused one and returns it: max_j |got_j − old_j| / max_j |old_j|
+// ≤ 1e-12·max(1, S/1000), where S = max_i Σ_j |wd_j x_ij| + |bd| is the
+// scale of the score sums. Both definitions compute the same sums with
+// other roundings (fused products, another association): each score
+// moves by a few ulps of S and each Σ_i g_i x_ij by a few ulps of
+// Σ_i |g_i x_ij|. Through a head in its linear range that is ~1e-15 of the
+// gradient (measured ≤ 7e-15 at unit weights); a saturated head
+// (|score| ≫ 1) has g ∝ e^{−|score|}, so a score's absolute move becomes a
+// relative move of g: ~ε·S (measured 1.7e-13 at weights of scale 30,
+// S ~ 1e3, and 4.7e-12 at scale 1e3, S ~ 3e4). Hence 1e-12 flat up to
+// S = 1000 (≥ 6× margin), proportional to S beyond.
+func oldDefCheck(t *testing.T, name string, got, old []float64, S float64) float64 {
+	t.Helper()
+	tol := 1e-12 * math.Max(1, S/1000)
+	var big, move float64
+	for j := range old {
+		big = math.Max(big, math.Abs(old[j]))
+		move = math.Max(move, math.Abs(got[j]-old[j]))
+	}
+	if big == 0 {
+		if move != 0 {
+			t.Fatalf("%s: the pre-fusion gradient is 0, the fused one moves by %g", name, move)
+		}
+		return 0
+	}
+	if rel := move / big; rel > tol {
+		t.Fatalf("%s: the gradient moves by %.3g of its largest entry from the pre-fusion definition (bound %.3g, S = %.3g)", name, rel, tol, S)
+	}
+	return move / big
+}
+
+// scoreScale is S of oldDefCheck: max_i Σ_j |(w_1 − w_0)_j x_ij| + |b_1 − b_0|.
+func scoreScale(d int, w, bias, X []float64, rows []int, n int) float64 {
+	var S float64
+	for i := 0; i < n; i++ {
+		k := i
+		if rows != nil {
+			k = rows[i]
+		}
+		s := math.Abs(bias[1] - bias[0])
+		for j := 0; j < d; j++ {
+			s += math.Abs((w[d+j] - w[j]) * X[k*d+j])
+		}
+		S = math.Max(S, s)
+	}
+	return S
 }
 
 // BenchmarkLogRegGradRows times the local step of Upcycled-FL's synthetic
