@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fedrepro/fedrepro/reproduce/report"
 	"github.com/fedrepro/fedrepro/reproduce/runner"
@@ -128,8 +129,12 @@ func (p *Paper) Reproduce(ctx context.Context, o Options) (runner.Summary, error
 func (p *Paper) writeReport(o Options, pl *Planned, results []*runner.Result) (string, error) {
 	o.Logf("%s/%s: writing the report from %d results …", p.Name, o.Scale, len(results))
 	defer report.Begin(o.Log, filepath.Join(o.CacheDir, "report"), report.ProvenanceOf(results))()
+	start := time.Now()
 	if err := p.Report(o, pl, results); err != nil {
 		return "", err
+	}
+	if err := pruneStale(filepath.Join(ReportDir(o, p.Name), "figures"), start); err != nil {
+		return "", fmt.Errorf("removing figures this report no longer draws: %w", err)
 	}
 	if o.Scale == p.DefaultScale {
 		if err := report.WriteIndex(o.ReportsDir); err != nil {
@@ -255,4 +260,40 @@ func filterExperiments(runs []runner.Run, names []string) ([]runner.Run, error) 
 		}
 	}
 	return out, nil
+}
+
+// staleMargin is how much older than the report's start a figure file must
+// be to count as left over: file systems with coarse timestamps (FAT: 2 s)
+// may date a file written during the report slightly before its start.
+const staleMargin = 2 * time.Second
+
+// pruneStale removes the regular files of dir last written more than
+// staleMargin before start: the figures an earlier report drew and this
+// one did not (a scale whose design dropped an experiment or a mode), which
+// would otherwise sit beside the new report as if it had drawn them. Every
+// figure is written whole by a rename (report.writeAtomic), so a figure
+// this report drew is always newer than start. A missing dir is no error.
+func pruneStale(dir string, start time.Time) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if info.ModTime().Before(start.Add(-staleMargin)) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
