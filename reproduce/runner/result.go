@@ -111,8 +111,20 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. A plain object of numbers
+// and the strings above is read in one pass (fastMetrics); any other input
+// goes through encoding/json, which then decides (a duplicate key: the
+// last wins; a value of another kind: an error naming the metric).
 func (m *Metrics) UnmarshalJSON(b []byte) error {
+	if f, ok := fastMetrics(b); ok {
+		*m = f
+		return nil
+	}
+	return m.unmarshalJSON(b)
+}
+
+// unmarshalJSON is UnmarshalJSON by encoding/json alone.
+func (m *Metrics) unmarshalJSON(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
