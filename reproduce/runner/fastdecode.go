@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -32,7 +33,7 @@ import (
 //
 // Canonical JSON (see Canonical) is the record marshalled, decoded with
 // json.Number and marshalled again: object keys sorted as Go strings,
-// numbers as the first marshalling wrote them — a metric as encodeFloat
+// numbers as the first marshalling wrote them — a metric as appendEncodedFloat
 // writes it, wall and CPU seconds as encoding/json formats a float64,
 // configuration and extra numbers as written in the file — strings as
 // encoding/json escapes them, and the fields the struct omits when empty
@@ -578,7 +579,7 @@ func decodeFast(b []byte) (out fast, ok bool) {
 	c := appendCanon((*buf)[:0], config)
 	cfgHash := sha256.Sum256(c)
 	out.ownHash = hex.EncodeToString(cfgHash[:8])
-	c = appendCanonResult(c[:0], &res, config, extra)
+	c = appendCanonResult(c[:0], &res, config, extra, extra != nil)
 	sum := sha256.Sum256(c)
 	out.sum = hex.EncodeToString(sum[:])
 	*buf = c
@@ -693,8 +694,8 @@ func appendJSONFloat(b []byte, f float64) []byte {
 }
 
 // appendCanonMetrics appends the canonical JSON of m: Metrics.MarshalJSON's
-// output (encodeFloat, sorted keys; "{}" for a nil map) decoded and
-// marshalled again, which leaves it as it is.
+// output (appendEncodedFloat, sorted keys; "{}" for a nil map) decoded and
+// marshalled again, which leaves it as it is but for the keys' escaping.
 func appendCanonMetrics(b []byte, m Metrics, keys []string) ([]byte, []string) {
 	keys = keys[:0]
 	for k := range m {
@@ -708,28 +709,19 @@ func appendCanonMetrics(b []byte, m Metrics, keys []string) ([]byte, []string) {
 		}
 		b = appendCanonString(b, k)
 		b = append(b, ':')
-		f := m[k]
-		switch {
-		case math.IsNaN(f):
-			b = append(b, `"NaN"`...)
-		case math.IsInf(f, 1):
-			b = append(b, `"+Inf"`...)
-		case math.IsInf(f, -1):
-			b = append(b, `"-Inf"`...)
-		default:
-			b = strconv.AppendFloat(b, f, 'g', -1, 64)
-		}
+		b = appendEncodedFloat(b, m[k])
 	}
 	return append(b, '}'), keys
 }
 
 // appendCanonResult appends the canonical JSON of a current-schema record
 // with its checksum field emptied — the bytes Checksum hashes — given its
-// configuration and extra data as UseNumber trees. The keys are written in
-// sorted order; cpu_seconds, extra and provenance (and provenance's dirty,
-// spec_sha256 and data) are left out when empty, as their omitempty tags
-// make encoding/json do.
-func appendCanonResult(b []byte, r *Result, config, extra any) []byte {
+// configuration and extra data as UseNumber trees (hasExtra: the record's
+// Extra is not a nil interface, so encoding/json writes it, if only as
+// null). The keys are written in sorted order; cpu_seconds, extra and
+// provenance (and provenance's dirty, spec_sha256 and data) are left out
+// when empty, as their omitempty tags make encoding/json do.
+func appendCanonResult(b []byte, r *Result, config, extra any, hasExtra bool) []byte {
 	str := func(k, v string) {
 		b = append(b, k...)
 		b = appendCanonString(b, v)
@@ -766,7 +758,7 @@ func appendCanonResult(b []byte, r *Result, config, extra any) []byte {
 		b = appendJSONFloat(b, r.CPUSeconds)
 	}
 	str(`,"experiment":`, r.Experiment)
-	if extra != nil {
+	if hasExtra {
 		b = append(b, `,"extra":`...)
 		b = appendCanon(b, extra)
 	}
@@ -826,4 +818,83 @@ func appendCanonResult(b []byte, r *Result, config, extra any) []byte {
 	b = append(b, `,"wall_seconds":`...)
 	b = appendJSONFloat(b, r.WallSeconds)
 	return append(b, '}')
+}
+
+// numberTree is v as Canonical reads it back: encoded by encoding/json and
+// decoded with json.Number (by the one-pass parser when it can).
+func numberTree(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := fastValue(b); ok {
+		return t, nil
+	}
+	var t any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	err = d.Decode(&t)
+	return t, err
+}
+
+// fastValue parses b, one whole JSON document, as encoding/json decodes
+// it into an `any` with UseNumber; ok is false when the one-pass parser
+// gives up (a duplicate key, deep nesting, invalid input).
+func fastValue(b []byte) (v any, ok bool) {
+	defer func() {
+		if e := recover(); e != nil {
+			if _, is := e.(giveUp); !is {
+				panic(e)
+			}
+			v, ok = nil, false
+		}
+	}()
+	p := &fastParser{b: b}
+	v = p.value(0)
+	p.ws()
+	if p.i != len(b) {
+		p.fail()
+	}
+	return v, true
+}
+
+// sum is Checksum computed without its canonical round trip: the record
+// is written straight in canonical form (appendCanonResult) from its
+// configuration and extra data as Canonical reads them back (numberTree).
+// A legacy record, or one that encoding/json cannot encode (a NaN outside
+// Metrics), takes Checksum itself, which decides.
+func (res *Result) sum() (string, error) {
+	finite := func(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+	if res.SchemaVersion != ResultSchema || !finite(res.WallSeconds) || !finite(res.CPUSeconds) {
+		return res.Checksum()
+	}
+	config, err := numberTree(res.Config)
+	if err != nil {
+		return res.Checksum()
+	}
+	var extra any
+	if res.Extra != nil {
+		if extra, err = numberTree(res.Extra); err != nil {
+			return res.Checksum()
+		}
+	}
+	buf := canonPool.Get().(*[]byte)
+	defer canonPool.Put(buf)
+	*buf = appendCanonResult((*buf)[:0], res, config, extra, res.Extra != nil)
+	h := sha256.Sum256(*buf)
+	return hex.EncodeToString(h[:]), nil
+}
+
+// appendMarshalString appends json.Marshal(s): quoted as is when s is
+// printable ASCII that encoding/json does not escape, else by encoding/json.
+func appendMarshalString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			m, _ := json.Marshal(s)
+			return append(b, m...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

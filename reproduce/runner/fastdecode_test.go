@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -655,6 +656,112 @@ func TestMetricsUnmarshalFast(t *testing.T) {
 		}
 		if !sameValue(reflect.ValueOf(fast), reflect.ValueOf(slow)) {
 			t.Fatalf("%q: %v and %v", b, fast, slow)
+		}
+	}
+}
+
+// marshalMetricsRef is Metrics.MarshalJSON as it was written first, by
+// encoding/json and strconv: the reference of the faster one.
+func marshalMetricsRef(m Metrics) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		f := m[k]
+		switch {
+		case math.IsNaN(f):
+			buf.WriteString(`"NaN"`)
+		case math.IsInf(f, 1):
+			buf.WriteString(`"+Inf"`)
+		case math.IsInf(f, -1):
+			buf.WriteString(`"-Inf"`)
+		default:
+			buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
+}
+
+// Metrics.MarshalJSON writes the bytes of its reference on random
+// metrics (keys with characters encoding/json escapes, invalid UTF-8 too).
+func TestMetricsMarshalJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 20000 {
+		m := genMetrics(rng)
+		if rng.IntN(4) == 0 && m != nil {
+			m["\xff"+genString(rng)] = genFloat(rng)
+		}
+		got, err := m.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := marshalMetricsRef(m); !bytes.Equal(got, want) {
+			t.Fatalf("MarshalJSON %s\nreference   %s", got, want)
+		}
+	}
+}
+
+// The checksum a run is sealed with (sum: canonical JSON written
+// directly) equals Checksum (encoding/json's round trip) on random
+// records held as a run holds them: configurations as Go structs, extra
+// data as maps, slices, typed nils, a nil interface.
+func TestSealMatchesChecksum(t *testing.T) {
+	type inner struct {
+		A float64 `json:"a"`
+		B []int   `json:"b,omitempty"`
+		S string  `json:"s"`
+	}
+	type config struct {
+		Name string            `json:"name"`
+		Seed uint64            `json:"seed"`
+		LR   float64           `json:"lr"`
+		In   inner             `json:"in"`
+		Ptr  *inner            `json:"ptr"`
+		M    map[string]string `json:"m,omitempty"`
+		Any  any               `json:"any"`
+		Omit int               `json:"omit,omitempty"`
+	}
+	rng := rand.New(rand.NewPCG(10, 10))
+	for i := range 3000 {
+		b := genResult(rng)
+		var res Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatal(err)
+		}
+		switch i % 4 {
+		case 0:
+			res.Config = config{Name: genString(rng), Seed: rng.Uint64(), LR: finite(genFloat(rng)),
+				In: inner{A: finite(genFloat(rng)), S: genString(rng)}, Any: finiteTree(genTree(rng, 0))}
+		case 1:
+			res.Config = &config{Ptr: &inner{B: []int{1, 2}}, M: map[string]string{genString(rng): genString(rng)}}
+		}
+		switch i % 5 {
+		case 0:
+			res.Extra = nil
+		case 1:
+			res.Extra = map[string]any(nil)
+		case 2:
+			res.Extra = (*inner)(nil)
+		case 3:
+			res.Extra = []inner{{A: finite(genFloat(rng))}}
+		}
+		want, err := res.Checksum()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := res.sum(); err != nil || got != want {
+			t.Fatalf("sum %s (%v), Checksum %s\n%s", got, err, want, b)
 		}
 	}
 }

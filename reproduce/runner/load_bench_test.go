@@ -104,3 +104,20 @@ func BenchmarkCheckResult(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkExecute: the per-run cost of Execute outside the run itself —
+// planning checks, the stored-result check, hashing, the checksum, the
+// JSON encoding and the synced atomic write — for 100 runs whose work is
+// nothing, one worker; per run.
+func BenchmarkExecute(b *testing.B) {
+	runs := benchRuns(100)
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		b.StartTimer()
+		if _, err := Execute(context.Background(), runs, benchOutcome, Options{Dir: dir, Workers: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(runs)), "ns/run")
+}

@@ -96,19 +96,17 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var buf bytes.Buffer
-	buf.WriteByte('{')
+	b := make([]byte, 0, 2+len(m)*32)
+	b = append(b, '{')
 	for i, k := range keys {
 		if i > 0 {
-			buf.WriteByte(',')
+			b = append(b, ',')
 		}
-		kb, _ := json.Marshal(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		buf.WriteString(encodeFloat(m[k]))
+		b = appendMarshalString(b, k)
+		b = append(b, ':')
+		b = appendEncodedFloat(b, m[k])
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return append(b, '}'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler. A plain object of numbers
@@ -141,16 +139,18 @@ func (m *Metrics) unmarshalJSON(b []byte) error {
 	return nil
 }
 
-func encodeFloat(f float64) string {
+// appendEncodedFloat appends a metric's value: the shortest decimal that
+// reads back exactly ('g' format), or "NaN", "+Inf", "-Inf" as strings.
+func appendEncodedFloat(b []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
-		return `"NaN"`
+		return append(b, `"NaN"`...)
 	case math.IsInf(f, 1):
-		return `"+Inf"`
+		return append(b, `"+Inf"`...)
 	case math.IsInf(f, -1):
-		return `"-Inf"`
+		return append(b, `"-Inf"`...)
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
 func decodeFloat(v json.RawMessage) (float64, error) {

@@ -232,7 +232,7 @@ func runOne(ctx context.Context, r Run, fn Func, dir string, prov *Provenance) (
 
 // seal sets the result's content checksum.
 func (res *Result) seal() error {
-	sum, err := res.Checksum()
+	sum, err := res.sum()
 	if err != nil {
 		return err
 	}
