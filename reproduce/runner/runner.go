@@ -134,6 +134,7 @@ func Execute(ctx context.Context, runs []Run, fn Func, opts Options) (Summary, e
 		todo = append(todo, r)
 	}
 	rej.Log(opts.Log, "re-running")
+	todo = longestFirst(todo, opts.Cost, opts.Measured)
 	if opts.Estimate != nil && opts.Log != nil && len(todo) > 0 {
 		w := opts.Workers
 		if w <= 0 {
@@ -193,6 +194,32 @@ feed:
 		return sum, fmt.Errorf("%d of %d runs failed; first: %w", sum.Failed, len(todo), sum.Errors[0])
 	}
 	return sum, nil
+}
+
+// longestFirst orders the runs to do by estimated cost, largest first
+// (ties in plan order): the pool then ends on short runs, so its workers
+// finish close together (Graham's longest-processing-time rule) instead of
+// one running a long run alone at the end. Only the order of execution
+// changes, never a result. Without a cost model, or with one that fails,
+// the plan's order stays.
+func longestFirst(todo []Run, cost CostFunc, measured map[string]float64) []Run {
+	if cost == nil || len(todo) < 2 {
+		return todo
+	}
+	costs, err := Costs(todo, cost, measured)
+	if err != nil {
+		return todo
+	}
+	order := make([]int, len(todo))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return costs[order[a]] > costs[order[b]] })
+	out := make([]Run, len(todo))
+	for i, k := range order {
+		out[i] = todo[k]
+	}
+	return out
 }
 
 func runOne(ctx context.Context, r Run, fn Func, dir string, prov *Provenance) (err error) {
