@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -243,5 +244,41 @@ func TestPanels(t *testing.T) {
 	mixed.Panels = []Figure{ps.Panels[0], {Title: "log", LogY: true, Series: ps.Panels[1].Series}}
 	if _, _, err := mixed.build(); err == nil {
 		t.Error("panels with different y scales were accepted")
+	}
+}
+
+// benchPanels is a small-multiples figure the size of Upcycled-FL's
+// Fig. 2–6 (eight panels of two 80-point curves with bands, a legend).
+func benchPanels() *Panels {
+	var figs []Figure
+	x := make([]float64, 80)
+	for i := range x {
+		x[i] = float64(i + 1)
+	}
+	for k := range 8 {
+		up, base := make([]float64, 80), make([]float64, 80)
+		sd := make([]float64, 80)
+		for i := range x {
+			up[i] = 0.5 + 0.3*(1-1/float64(i+k+1))
+			base[i] = 0.45 + 0.3*(1-1/float64(i+2))
+			sd[i] = 0.02
+		}
+		figs = append(figs, Figure{Title: fmt.Sprintf("method %d", k), XLabel: "round", YLabel: "accuracy", Series: []Series{
+			{Name: fmt.Sprintf("Upcycled-%d", k), X: x, Mean: up, Std: sd, Color: k + 1},
+			{Name: "baseline", X: x, Mean: base, Color: 0, Dashed: true}}})
+	}
+	return &Panels{Title: "accuracy by method", Cols: 4, Panels: figs}
+}
+
+// BenchmarkSavePanels: one Upcycled-FL-sized small-multiples figure, SVG
+// and PNG (the report's figures are 32 of these: about 6 CPU-s, 60 % of
+// it the PNG's filtering and deflate).
+func BenchmarkSavePanels(b *testing.B) {
+	out := filepath.Join(b.TempDir(), "fig")
+	ps := benchPanels()
+	for b.Loop() {
+		if err := ps.Save(out); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -96,23 +96,33 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var buf bytes.Buffer
-	buf.WriteByte('{')
+	b := make([]byte, 0, 2+len(m)*32)
+	b = append(b, '{')
 	for i, k := range keys {
 		if i > 0 {
-			buf.WriteByte(',')
+			b = append(b, ',')
 		}
-		kb, _ := json.Marshal(k)
-		buf.Write(kb)
-		buf.WriteByte(':')
-		buf.WriteString(encodeFloat(m[k]))
+		b = appendMarshalString(b, k)
+		b = append(b, ':')
+		b = appendEncodedFloat(b, m[k])
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return append(b, '}'), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler. A plain object of numbers
+// and the strings above is read in one pass (fastMetrics); any other input
+// goes through encoding/json, which then decides (a duplicate key: the
+// last wins; a value of another kind: an error naming the metric).
 func (m *Metrics) UnmarshalJSON(b []byte) error {
+	if f, ok := fastMetrics(b); ok {
+		*m = f
+		return nil
+	}
+	return m.unmarshalJSON(b)
+}
+
+// unmarshalJSON is UnmarshalJSON by encoding/json alone.
+func (m *Metrics) unmarshalJSON(b []byte) error {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
@@ -129,16 +139,18 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func encodeFloat(f float64) string {
+// appendEncodedFloat appends a metric's value: the shortest decimal that
+// reads back exactly ('g' format), or "NaN", "+Inf", "-Inf" as strings.
+func appendEncodedFloat(b []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
-		return `"NaN"`
+		return append(b, `"NaN"`...)
 	case math.IsInf(f, 1):
-		return `"+Inf"`
+		return append(b, `"+Inf"`...)
 	case math.IsInf(f, -1):
-		return `"-Inf"`
+		return append(b, `"-Inf"`...)
 	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
 func decodeFloat(v json.RawMessage) (float64, error) {

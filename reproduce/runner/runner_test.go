@@ -8,7 +8,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -260,5 +262,47 @@ func TestCPUSecondsRecorded(t *testing.T) {
 	}
 	if !(res.CPUSeconds > 0.001) || res.CPUSeconds > res.WallSeconds+0.05 {
 		t.Fatalf("cpu %.4fs wall %.4fs", res.CPUSeconds, res.WallSeconds)
+	}
+}
+
+// With a cost model the pool takes the runs longest first, ties in plan
+// order; without one, in plan order.
+func TestLongestFirst(t *testing.T) {
+	var runs []Run
+	for s := uint64(1); s <= 6; s++ {
+		runs = append(runs, Run{Paper: "toy", Scale: "smoke", Experiment: "e", Cell: "c", Seed: s})
+	}
+	cost := func(r Run) float64 { return float64(r.Seed%3) + 1 } // seeds 2,5 cost 3; 1,4 cost 2; 3,6 cost 1
+	order := func(rs []Run) []uint64 {
+		var o []uint64
+		for _, r := range rs {
+			o = append(o, r.Seed)
+		}
+		return o
+	}
+	if got, want := order(longestFirst(runs, cost, nil)), []uint64{2, 5, 1, 4, 3, 6}; !slices.Equal(got, want) {
+		t.Errorf("longest first: %v, want %v", got, want)
+	}
+	if got, want := order(longestFirst(runs, nil, nil)), []uint64{1, 2, 3, 4, 5, 6}; !slices.Equal(got, want) {
+		t.Errorf("no cost model: %v, want %v", got, want)
+	}
+	bad := func(Run) float64 { return math.NaN() }
+	if got, want := order(longestFirst(runs, bad, nil)), []uint64{1, 2, 3, 4, 5, 6}; !slices.Equal(got, want) {
+		t.Errorf("failing cost model: %v, want %v", got, want)
+	}
+	// One worker executes in that order.
+	var mu sync.Mutex
+	var ran []uint64
+	fn := func(_ context.Context, r Run) (*Outcome, error) {
+		mu.Lock()
+		ran = append(ran, r.Seed)
+		mu.Unlock()
+		return &Outcome{Final: Metrics{"x": 1}}, nil
+	}
+	if _, err := Execute(context.Background(), runs, fn, Options{Dir: t.TempDir(), Workers: 1, Cost: cost}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint64{2, 5, 1, 4, 3, 6}; !slices.Equal(ran, want) {
+		t.Errorf("Execute ran %v, want %v", ran, want)
 	}
 }

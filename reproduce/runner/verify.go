@@ -95,14 +95,34 @@ const (
 // and equal to the run's), and a content checksum that matches. reason
 // explains any status but Valid and Absent in a few words.
 func Check(r Run, dir string) (res *Result, st Status, reason string) {
-	path := r.Path(dir)
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(r.Path(dir))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, Absent, ""
 	}
 	if err != nil {
 		return nil, Damaged, "unreadable: " + err.Error()
 	}
+	return checkBytes(r, b)
+}
+
+// checkBytes is Check on the bytes of a result file. A file in the plain
+// form WriteResult writes is decoded in one pass (decodeFast); any other
+// goes through encoding/json (checkJSON), and both reach the same verdict
+// and the same result (TestFastDecodeMatchesJSON, FuzzCheck).
+func checkBytes(r Run, b []byte) (*Result, Status, string) {
+	f, ok := decodeFast(b)
+	if !ok {
+		return checkJSON(r, b)
+	}
+	if st, why := judge(r, f.res, f.ownHash, nil, f.sum, nil); st != Valid {
+		return nil, st, why
+	}
+	return f.res, Valid, ""
+}
+
+// checkJSON is checkBytes by encoding/json: the record decoded with exact
+// numbers for the integrity checks, then again as readers expect (floats).
+func checkJSON(r Run, b []byte) (*Result, Status, string) {
 	// Integrity is checked on the file decoded with exact numbers; the
 	// result handed back is decoded as usual (floats), as readers expect.
 	var got Result
@@ -111,32 +131,47 @@ func Check(r Run, dir string) (res *Result, st Status, reason string) {
 	if err := d.Decode(&got); err != nil || d.More() {
 		return nil, Damaged, "not a valid result file (truncated or garbage)"
 	}
-	if got.SchemaVersion != ResultSchema && got.SchemaVersion != legacySchema {
-		return nil, Damaged, fmt.Sprintf("written by another result format (schema %d, this code writes %d)", got.SchemaVersion, ResultSchema)
+	var own, sum string
+	var ownErr, sumErr error
+	if got.SchemaVersion == ResultSchema || got.SchemaVersion == legacySchema {
+		own, ownErr = hashOf(got.Config)
+		sum, sumErr = got.Checksum()
 	}
-	if got.Paper != r.Paper || got.Scale != r.Scale || got.Experiment != r.Experiment || got.Cell != r.Cell || got.Seed != r.Seed {
-		return nil, Damaged, fmt.Sprintf("holds another run (%s/%s/%s)", got.Paper, got.Scale, got.ID())
-	}
-	own, err := hashOf(got.Config)
-	if err != nil || own != got.ConfigHash {
-		return nil, Damaged, "its configuration does not match its config_hash (edited)"
-	}
-	sum, err := got.Checksum()
-	if err != nil || sum != got.Sum {
-		return nil, Damaged, "its content does not match its checksum (edited)"
-	}
-	want, err := r.ConfigHash()
-	if err != nil {
-		return nil, Damaged, err.Error()
-	}
-	if got.ConfigHash != want {
-		return nil, Stale, "stored for another configuration"
+	if st, why := judge(r, &got, own, ownErr, sum, sumErr); st != Valid {
+		return nil, st, why
 	}
 	var out Result
 	if err := json.Unmarshal(b, &out); err != nil {
 		return nil, Damaged, "not a valid result file (truncated or garbage)"
 	}
 	return &out, Valid, ""
+}
+
+// judge decides whether a decoded record may be reused for r, given its
+// configuration hash recomputed from its own configuration (own) and its
+// recomputed checksum (sum): its format, identity, configuration and
+// content in that order, each failure with its reason.
+func judge(r Run, got *Result, own string, ownErr error, sum string, sumErr error) (Status, string) {
+	if got.SchemaVersion != ResultSchema && got.SchemaVersion != legacySchema {
+		return Damaged, fmt.Sprintf("written by another result format (schema %d, this code writes %d)", got.SchemaVersion, ResultSchema)
+	}
+	if got.Paper != r.Paper || got.Scale != r.Scale || got.Experiment != r.Experiment || got.Cell != r.Cell || got.Seed != r.Seed {
+		return Damaged, fmt.Sprintf("holds another run (%s/%s/%s)", got.Paper, got.Scale, got.ID())
+	}
+	if ownErr != nil || own != got.ConfigHash {
+		return Damaged, "its configuration does not match its config_hash (edited)"
+	}
+	if sumErr != nil || sum != got.Sum {
+		return Damaged, "its content does not match its checksum (edited)"
+	}
+	want, err := r.ConfigHash()
+	if err != nil {
+		return Damaged, err.Error()
+	}
+	if got.ConfigHash != want {
+		return Stale, "stored for another configuration"
+	}
+	return Valid, ""
 }
 
 // hashOf is ConfigHash of a decoded configuration.
