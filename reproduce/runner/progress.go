@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -30,25 +31,44 @@ const LogInterval = 10 * time.Second
 // progress reports runs done: a bar redrawn in place on a terminal, and
 // otherwise one line at most every LogInterval (runs done/total, rate,
 // ETA), so a CI log shows a reproduction moving without flooding.
+//
+// The ETA extrapolates the elapsed time by estimated cost, not by run
+// count, when the runs' costs are known: the pool takes the longest runs
+// first, so a count-based ETA would start several times too long (a
+// quarter of the runs may hold half of the work).
 type progress struct {
-	w            io.Writer
-	bar          bool
-	total, ndone int
-	failed       int
-	skipped      int
-	start        time.Time
-	last         time.Time
-	now          func() time.Time
+	w             io.Writer
+	bar           bool
+	total, ndone  int
+	failed        int
+	skipped       int
+	wTotal, wDone float64 // estimated cost of all runs and of the runs done (0: count runs)
+	start         time.Time
+	last          time.Time
+	now           func() time.Time
 }
 
-func newProgress(w io.Writer, bar bool, total, skipped int) *progress {
+// newProgress reports on total runs (skipped reused besides them);
+// costs, when not nil, are the runs' estimated costs (any unit), which
+// step then receives one by one.
+func newProgress(w io.Writer, bar bool, total, skipped int, costs []float64) *progress {
 	p := &progress{w: w, bar: bar, total: total, skipped: skipped, now: time.Now}
+	for _, c := range costs {
+		if !(c > 0) || math.IsInf(c, 0) {
+			p.wTotal = 0
+			break
+		}
+		p.wTotal += c
+	}
 	p.start, p.last = p.now(), p.now()
 	return p
 }
 
-func (p *progress) step(failed bool) {
+// step records a run done, of estimated cost cost (ignored when the
+// progress has no costs).
+func (p *progress) step(failed bool, cost float64) {
 	p.ndone++
+	p.wDone += cost
 	if failed {
 		p.failed++
 	}
@@ -85,8 +105,11 @@ func (p *progress) status(now time.Time) string {
 	if el := now.Sub(p.start); p.ndone > 0 && el > 0 {
 		s += fmt.Sprintf(", %.3g runs/s", float64(p.ndone)/el.Seconds())
 		if p.ndone < p.total {
-			per := el / time.Duration(p.ndone)
-			s += fmt.Sprintf(", eta %s", (per * time.Duration(p.total-p.ndone)).Round(time.Second))
+			left := float64(p.total-p.ndone) / float64(p.ndone)
+			if p.wTotal > 0 && p.wDone > 0 {
+				left = (p.wTotal - p.wDone) / p.wDone
+			}
+			s += fmt.Sprintf(", eta %s", time.Duration(left*float64(el)).Round(time.Second))
 		}
 	}
 	return s

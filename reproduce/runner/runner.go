@@ -152,16 +152,22 @@ func Execute(ctx context.Context, runs []Run, fn Func, opts Options) (Summary, e
 	}
 	workers = min(workers, max(len(todo), 1))
 
-	prog := newProgress(opts.Progress, IsTerminal(opts.Progress), len(todo), sum.Skipped)
-	jobs := make(chan Run)
+	var costs []float64 // for the progress's ETA; nil: by run count
+	if opts.Cost != nil {
+		if c, err := Costs(todo, opts.Cost, opts.Measured); err == nil {
+			costs = c
+		}
+	}
+	prog := newProgress(opts.Progress, IsTerminal(opts.Progress), len(todo), sum.Skipped, costs)
+	jobs := make(chan int)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for r := range jobs {
-				err := runOne(ctx, r, fn, opts.Dir, opts.Provenance)
+			for i := range jobs {
+				err := runOne(ctx, todo[i], fn, opts.Dir, opts.Provenance)
 				mu.Lock()
 				if err != nil {
 					sum.Failed++
@@ -169,15 +175,19 @@ func Execute(ctx context.Context, runs []Run, fn Func, opts Options) (Summary, e
 				} else {
 					sum.Ran++
 				}
-				prog.step(err != nil)
+				var c float64
+				if costs != nil {
+					c = costs[i]
+				}
+				prog.step(err != nil, c)
 				mu.Unlock()
 			}
 		}()
 	}
 feed:
-	for _, r := range todo {
+	for i := range todo {
 		select {
-		case jobs <- r:
+		case jobs <- i:
 		case <-ctx.Done():
 			break feed
 		}
