@@ -41,8 +41,46 @@ var releasedDims = map[string]dims{
 //   - evaluation: P + 4000 per test row at every eval_every-th iteration
 //     and at t = 0 (twice for pFedMe, whose personalised models are
 //     evaluated too);
-//   - a fixed 10⁶ for building the federation and the model.
+//   - a fixed 10⁶ for building the federation and the model;
+//   - a tuned run (Tune set) adds its share (SearchShare) of its cell's
+//     grid search: per search seed, one training on the (1 − val_frac)
+//     split and one evaluation on the validation split per grid point —
+//     len(lrs) points for a baseline; for Upcycled len(cs) at the
+//     baseline's lr plus the baseline's own len(lrs) (shared_lr), else
+//     len(lrs)·len(cs).
 func (cfg RunConfig) Cost() float64 {
+	c := cfg.ownCost(1)
+	if t := cfg.Tune; t != nil {
+		share := cfg.SearchShare
+		if !(share > 0) {
+			share = 1
+		}
+		grid := cfg
+		grid.Tune, grid.EvalEvery = nil, grid.Iterations
+		points := float64(len(t.LRs))
+		search := 0.0
+		if cfg.Variant == "upcycled" {
+			if t.SharedLR {
+				points = float64(len(t.Cs))
+				base := grid
+				base.Variant, base.Iterations, base.Coef = "baseline", cfg.BaselineIterations, 0
+				base.EvalEvery = base.Iterations
+				search += float64(len(t.LRs)) * base.ownCost(1-t.ValFrac)
+			} else {
+				points *= float64(len(t.Cs))
+			}
+		}
+		search += points * grid.ownCost(1-t.ValFrac)
+		c += share * float64(len(t.Seeds)) * search
+	}
+	return c
+}
+
+// ownCost is Cost without a tuned run's grid search, for a run that trains
+// on the share frac of every client's training rows and is evaluated on
+// as many rows as the rest (the test set when frac = 1, the validation
+// split otherwise).
+func (cfg RunConfig) ownCost(frac float64) float64 {
 	dd, ok := releasedDims[cfg.Dataset]
 	if cfg.Source == "generated" {
 		dd, ok = generatedDims(cfg.Dataset, cfg.GeneratorSeed)
@@ -67,7 +105,7 @@ func (cfg RunConfig) Cost() float64 {
 	if cfg.Epochs > 1 {
 		epochs *= 1 - cfg.Stragglers/2
 	}
-	rows := float64(dd.train) / float64(dd.clients)
+	rows := frac * float64(dd.train) / float64(dd.clients)
 	steps := math.Ceil(rows / float64(max(cfg.Batch, 1)))
 	inner := 1.0
 	if cfg.Method == "pfedme" {
@@ -75,6 +113,9 @@ func (cfg RunConfig) Cost() float64 {
 	}
 	train := training * clients * epochs * inner * (rows*(2*p+8000) + steps*p)
 	evalRows := float64(dd.test)
+	if frac < 1 {
+		evalRows = (1 - frac) * float64(dd.train)
+	}
 	if cfg.Method == "pfedme" {
 		evalRows *= 2
 	}
@@ -114,6 +155,7 @@ func generatedDims(ds string, seed uint64) (dims, bool) {
 }
 
 // costRate is RunConfig.Cost's units per CPU-second, measured on the 2-core
-// development machine over the default scale (Σ cost / Σ CPU seconds), for
-// the time estimate printed before long runs.
-const costRate = 2.1e11
+// development machine over the default scale (Σ cost / Σ CPU seconds: the
+// 1,192 runs of 2026-11-27, fused two-class step, idle machine; per
+// experiment 2.2–2.6·10¹¹), for the time estimate printed before long runs.
+const costRate = 2.35e11

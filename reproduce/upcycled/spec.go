@@ -119,6 +119,11 @@ type RunConfig struct {
 	// was calibrated to (Sigma then holds the calibrated value).
 	TargetEps   float64 `json:"target_eps,omitempty"`
 	TargetDelta float64 `json:"target_delta,omitempty"`
+	// SearchShare is the share of its cell's grid search a tuned run is
+	// charged in Cost: 1/(reported seeds), since a process searches a cell
+	// once for all its seeds (0 reads as 1). Planning only: not part of
+	// the configuration (neither hashed nor stored).
+	SearchShare float64 `json:"-" yaml:"-"`
 }
 
 var variants = []string{"baseline", "upcycled"}
@@ -315,6 +320,9 @@ func (s *Spec) Plan(available func(source, dataset string) bool) ([]runner.Run, 
 								if e.Tune != nil && e.Tune.SharedLR {
 									cfg.BaselineIterations = e.Iterations
 								}
+							}
+							if e.Tune != nil {
+								cfg.SearchShare = 1 / float64(len(seeds))
 							}
 							cfg.EvalEvery = e.EvalEvery
 							if cfg.EvalEvery == 0 {
