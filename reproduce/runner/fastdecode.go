@@ -337,21 +337,7 @@ func (p *fastParser) metrics(size int) Metrics {
 // fastMetrics decodes b, a whole JSON document, as a Metrics object in
 // one pass; ok is false when it is not a plain one.
 func fastMetrics(b []byte) (m Metrics, ok bool) {
-	defer func() {
-		if e := recover(); e != nil {
-			if _, is := e.(giveUp); !is {
-				panic(e)
-			}
-			m, ok = nil, false
-		}
-	}()
-	p := &fastParser{b: b}
-	m = p.metrics(8)
-	p.ws()
-	if p.i != len(b) {
-		p.fail()
-	}
-	return m, true
+	return parseWhole(b, func(p *fastParser) Metrics { return p.metrics(8) })
 }
 
 // stringMap reads a JSON object of strings (Provenance.Data).
@@ -459,14 +445,7 @@ const (
 // when b is not in the plain form described above (the caller then
 // decodes with encoding/json).
 func decodeFast(b []byte) (out fast, ok bool) {
-	defer func() {
-		if e := recover(); e != nil {
-			if _, is := e.(giveUp); !is {
-				panic(e)
-			}
-			out, ok = fast{}, false
-		}
-	}()
+	defer onGiveUp(&out, &ok)
 	p := &fastParser{b: b}
 	var res Result
 	var config, extra any // as decoded with UseNumber
@@ -841,21 +820,33 @@ func numberTree(v any) (any, error) {
 // it into an `any` with UseNumber; ok is false when the one-pass parser
 // gives up (a duplicate key, deep nesting, invalid input).
 func fastValue(b []byte) (v any, ok bool) {
-	defer func() {
-		if e := recover(); e != nil {
-			if _, is := e.(giveUp); !is {
-				panic(e)
-			}
-			v, ok = nil, false
-		}
-	}()
+	return parseWhole(b, func(p *fastParser) any { return p.value(0) })
+}
+
+// parseWhole runs parse over b, which must hold one whole JSON document
+// (white space after it only); ok is false, and v the zero value, when the
+// parser gives up.
+func parseWhole[T any](b []byte, parse func(*fastParser) T) (v T, ok bool) {
+	defer onGiveUp(&v, &ok)
 	p := &fastParser{b: b}
-	v = p.value(0)
+	v = parse(p)
 	p.ws()
 	if p.i != len(b) {
 		p.fail()
 	}
 	return v, true
+}
+
+// onGiveUp, deferred by a one-pass decoder, turns the parser's giveUp
+// panic into (zero value, false); any other panic goes on.
+func onGiveUp[T any](v *T, ok *bool) {
+	if e := recover(); e != nil {
+		if _, is := e.(giveUp); !is {
+			panic(e)
+		}
+		var zero T
+		*v, *ok = zero, false
+	}
 }
 
 // sum is Checksum computed without its canonical round trip: the record
