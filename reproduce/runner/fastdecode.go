@@ -615,21 +615,8 @@ func appendCanon(b []byte, v any) []byte {
 		}
 		return append(b, ']')
 	case map[string]any:
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendCanonString(b, k)
-			b = append(b, ':')
-			b = appendCanon(b, v[k])
-		}
-		return append(b, '}')
+		b, _ = appendSortedObject(b, v, make([]string, 0, len(v)), appendCanon)
+		return b
 	}
 	panic("runner: appendCanon: unexpected type in a decoded tree")
 }
@@ -676,6 +663,13 @@ func appendJSONFloat(b []byte, f float64) []byte {
 // output (appendEncodedFloat, sorted keys; "{}" for a nil map) decoded and
 // marshalled again, which leaves it as it is but for the keys' escaping.
 func appendCanonMetrics(b []byte, m Metrics, keys []string) ([]byte, []string) {
+	return appendSortedObject(b, m, keys, appendEncodedFloat)
+}
+
+// appendSortedObject appends m as a JSON object with its keys in sorted
+// order (canonical strings), each value written by val; keys is scratch
+// for the sorted keys, returned for reuse.
+func appendSortedObject[V any](b []byte, m map[string]V, keys []string, val func([]byte, V) []byte) ([]byte, []string) {
 	keys = keys[:0]
 	for k := range m {
 		keys = append(keys, k)
@@ -688,7 +682,7 @@ func appendCanonMetrics(b []byte, m Metrics, keys []string) ([]byte, []string) {
 		}
 		b = appendCanonString(b, k)
 		b = append(b, ':')
-		b = appendEncodedFloat(b, m[k])
+		b = val(b, m[k])
 	}
 	return append(b, '}'), keys
 }
